@@ -1,0 +1,54 @@
+// Server configuration from flags, then environment, then defaults. Documented in README.md.
+import { parseArgs } from 'node:util'
+
+export type ExchangeConfig = {
+  host: string
+  /** 0 asks the operating system for a free port. */
+  port: number
+  /** Largest WebSocket message accepted, in bytes; a larger one closes the socket (1009). */
+  wsMessageBytesMax: number
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+}
+
+export const defaultConfig: ExchangeConfig = {
+  host: '127.0.0.1',
+  port: 8080,
+  wsMessageBytesMax: 64 * 1024,
+  logLevel: 'info',
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+export function parseConfig(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ExchangeConfig {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'log-level': { type: 'string' },
+    },
+    strict: true,
+  })
+  const portText = values.port ?? env.PORT ?? String(defaultConfig.port)
+  const port = Number(portText)
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new ConfigError(`--port must be a whole number from 0 to 65535, got "${portText}"`)
+  }
+  const logLevel = values['log-level'] ?? env.LOG_LEVEL ?? defaultConfig.logLevel
+  if (!(logLevels as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`--log-level must be one of ${logLevels.join(', ')}, got "${logLevel}"`)
+  }
+  return {
+    ...defaultConfig,
+    host: values.host ?? env.HOST ?? defaultConfig.host,
+    port,
+    logLevel: logLevel as ExchangeConfig['logLevel'],
+  }
+}

@@ -1,0 +1,133 @@
+// Conformance of what the server serves today, over real HTTP and real WebSockets on loopback.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import { defaultConfig } from '../src/config.ts'
+import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+
+const fixedNowMs = 1_763_800_000_000
+let server: ExchangeServer
+let baseUrl: string
+
+beforeAll(async () => {
+  server = createExchangeServer(
+    { ...defaultConfig, port: 0, logLevel: 'silent', wsMessageBytesMax: 1024 },
+    { nowMs: () => fixedNowMs },
+  )
+  baseUrl = await server.listen()
+})
+afterAll(() => server.close())
+
+function openSocket(path = '/v2'): Promise<WebSocket> {
+  const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}${path}`)
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(ws))
+    ws.once('error', reject)
+  })
+}
+
+function nextMessage(ws: WebSocket): Promise<string> {
+  return new Promise((resolve) => ws.once('message', (data) => resolve(data.toString())))
+}
+
+async function exchange(ws: WebSocket, text: string): Promise<Record<string, unknown>> {
+  const reply = nextMessage(ws)
+  ws.send(text)
+  return JSON.parse(await reply)
+}
+
+describe('REST', () => {
+  it('GET /v2/time answers {time} in integer milliseconds', async () => {
+    const response = await fetch(`${baseUrl}/v2/time`)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ time: fixedNowMs })
+  })
+
+  it('an unknown route answers errorCode 110 with HTTP 404', async () => {
+    const response = await fetch(`${baseUrl}/v2/nothing-here`)
+    expect(response.status).toBe(404)
+    const body = (await response.json()) as { errorCode: number; error: unknown }
+    expect(body.errorCode).toBe(110)
+    expect(typeof body.error).toBe('string')
+  })
+
+  it('a JSON body that does not parse answers errorCode 102 with HTTP 400', async () => {
+    const response = await fetch(`${baseUrl}/v2/time`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"market":',
+    })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({ errorCode: 102, error: 'Invalid JSON.' })
+  })
+})
+
+describe('WebSocket', () => {
+  it.each(['/v2', '/v2/'])('accepts connections on %s', async (path) => {
+    const ws = await openSocket(path)
+    const reply = await exchange(ws, '{"action":"getTime"}')
+    expect(reply).toEqual({ action: 'getTime', response: { time: fixedNowMs } })
+    ws.close()
+  })
+
+  it('echoes a requestId beyond 2^53 digit for digit, as ccxt needs', async () => {
+    const ws = await openSocket()
+    const reply = nextMessage(ws)
+    ws.send('{"action":"getTime","requestId":17638000000001234}')
+    const text = await reply
+    expect(text).toContain('"requestId":17638000000001234')
+    ws.close()
+  })
+
+  it('answers an unknown action with errorCode 415 and keeps the connection usable', async () => {
+    const ws = await openSocket()
+    const reply = await exchange(ws, '{"action":"makeMeRich","requestId":3}')
+    expect(reply).toMatchObject({ action: 'makeMeRich', requestId: 3, errorCode: 415 })
+    expect(await exchange(ws, '{"action":"getTime"}')).toHaveProperty('response.time', fixedNowMs)
+    ws.close()
+  })
+
+  it('answers malformed JSON with errorCode 102 and keeps the connection usable', async () => {
+    const ws = await openSocket()
+    expect(await exchange(ws, '{"action":')).toMatchObject({ errorCode: 102 })
+    expect(await exchange(ws, '[1,2]')).toMatchObject({ errorCode: 102 })
+    expect(await exchange(ws, '{"action":"getTime"}')).toHaveProperty('response.time')
+    ws.close()
+  })
+
+  it('answers a message without an action with errorCode 203 naming the parameter', async () => {
+    const ws = await openSocket()
+    const reply = await exchange(ws, '{"requestId":9}')
+    expect(reply).toMatchObject({ requestId: 9, errorCode: 203 })
+    expect(reply.error).toContain('action')
+    ws.close()
+  })
+
+  it('closes a socket that sends a message above the size limit with 1009', async () => {
+    const ws = await openSocket()
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)))
+    ws.send(JSON.stringify({ action: 'getTime', padding: 'x'.repeat(2048) }))
+    expect(await closed).toBe(1009)
+  })
+
+  it('answers protocol-level pings with pongs', async () => {
+    const ws = await openSocket()
+    const pong = new Promise<string>((resolve) =>
+      ws.once('pong', (data) => resolve(data.toString())),
+    )
+    ws.ping('keep-alive')
+    expect(await pong).toBe('keep-alive')
+    ws.close()
+  })
+})
+
+describe('shutdown', () => {
+  it('closes open sockets with 1001 (going away)', async () => {
+    const other = createExchangeServer({ ...defaultConfig, port: 0, logLevel: 'silent' })
+    const url = await other.listen()
+    const ws = new WebSocket(`${url.replace('http', 'ws')}/v2`)
+    await new Promise((resolve) => ws.once('open', resolve))
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)))
+    await other.close()
+    expect(await closed).toBe(1001)
+  })
+})

@@ -1,0 +1,88 @@
+import { InvalidRequestIdTokenError } from '../errors/ProtocolError.ts'
+
+// ccxt's requestId has ~17 digits, beyond 2^53: after JSON.parse the number may be rounded, and
+// ccxt matches replies by String(requestId). So a server reads the raw token from the message
+// text and writes it back verbatim.
+
+/** Longest requestId token echoed (an int64 has at most 20 characters with its sign). */
+export const requestIdTokenLengthMax = 20
+
+const integerToken = /^-?\d+$/
+
+/**
+ * The raw text of the top-level `requestId` of a JSON object message, when it is an integer
+ * token; undefined otherwise (absent, not a number, not an object, malformed).
+ */
+export function readRequestIdToken(text: string): string | undefined {
+  let depth = 0
+  let index = 0
+  let expectKey = false
+  let currentKey: string | undefined
+  while (index < text.length) {
+    const char = text[index]
+    if (char === '"') {
+      const end = endOfString(text, index)
+      if (end < 0) return undefined
+      if (depth === 1 && expectKey) {
+        currentKey = safeJsonString(text.slice(index, end + 1))
+        expectKey = false
+      }
+      index = end + 1
+      continue
+    }
+    if (char === '{' || char === '[') {
+      depth += 1
+      expectKey = depth === 1 && char === '{'
+    } else if (char === '}' || char === ']') {
+      depth -= 1
+    } else if (char === ',' && depth === 1) {
+      expectKey = true
+    } else if (char === ':' && depth === 1 && currentKey === 'requestId') {
+      const match = /^\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(index + 1))
+      const token = match?.[1]
+      if (token === undefined || !integerToken.test(token)) return undefined
+      return token.length <= requestIdTokenLengthMax ? token : undefined
+    }
+    index += 1
+  }
+  return undefined
+}
+
+function endOfString(text: string, start: number): number {
+  let index = start + 1
+  while (index < text.length) {
+    const char = text[index]
+    if (char === '\\') index += 2
+    else if (char === '"') return index
+    else index += 1
+  }
+  return -1
+}
+
+function safeJsonString(literal: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(literal)
+    return typeof value === 'string' ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Serialise an action reply with `action` first and the raw `requestId` token echoed verbatim
+ * (`{"action":"getTime","requestId":17000000000000001234,"response":{...}}`). Without a token the
+ * message is serialised as is (its numeric `requestId`, if any, included).
+ */
+export function encodeWsMessage(
+  message: { action: string; requestId?: number; [key: string]: unknown },
+  requestIdToken?: string,
+): string {
+  if (requestIdToken === undefined) return JSON.stringify(message)
+  if (!integerToken.test(requestIdToken) || requestIdToken.length > requestIdTokenLengthMax) {
+    throw new InvalidRequestIdTokenError(requestIdToken)
+  }
+  const { action, requestId: _ignored, ...rest } = message
+  const head = `{"action":${JSON.stringify(action)},"requestId":${requestIdToken}`
+  const tail = JSON.stringify(rest)
+  return tail === '{}' ? `${head}}` : `${head},${tail.slice(1)}`
+}

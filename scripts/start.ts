@@ -1,0 +1,128 @@
+// `npm start` after bootstrap: build what needs building, start every part of the product that
+// exists in this checkout on embedded defaults, and print the local URLs once each answers.
+// A part reports readiness with one stdout line `POLDER_READY {"urls":[...]}`; this supervisor
+// fetches every reported URL and prints only those that answered, so it never shows a dead link.
+//
+// Flags: --port N (the exchange server's port; 0 picks a free one), --host H.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { parseArgs } from 'node:util'
+
+const root = join(import.meta.dirname, '..')
+const readyTimeoutMs = 120_000
+const probeTimeoutMs = 5_000
+
+const { values: flags } = parseArgs({
+  options: {
+    port: { type: 'string', default: process.env.PORT ?? '8080' },
+    host: { type: 'string', default: process.env.HOST ?? '127.0.0.1' },
+  },
+})
+
+type ReadyUrl = { label: string; url: string; probe?: string }
+type Part = { name: string; workspace: string; args: string[] }
+
+// Every part of the product that `npm start` runs, in start order. A part whose workspace is
+// not in this checkout is skipped, so the list can name parts before they exist.
+const parts: Part[] = [
+  {
+    name: 'exchange',
+    workspace: 'apps/exchange',
+    args: ['src/main.ts', 'serve', '--port', flags.port, '--host', flags.host],
+  },
+]
+
+const children: ChildProcess[] = []
+let stopping = false
+
+function stopAll(exitCode: number): void {
+  if (stopping) return
+  stopping = true
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
+  const forceAfterMs = 10_000
+  const timer = setTimeout(() => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
+    process.exit(exitCode || 1)
+  }, forceAfterMs)
+  timer.unref()
+  Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null) resolve()
+          else child.once('exit', () => resolve())
+        }),
+    ),
+  ).then(() => process.exit(exitCode))
+}
+
+process.on('SIGINT', () => stopAll(0))
+process.on('SIGTERM', () => stopAll(0))
+
+function startPart(part: Part): Promise<ReadyUrl[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, part.args, {
+      cwd: join(root, part.workspace),
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, POLDER_SUPERVISED: '1' },
+    })
+    children.push(child)
+    const timer = setTimeout(
+      () => reject(new Error(`${part.name} did not report ready within ${readyTimeoutMs} ms`)),
+      readyTimeoutMs,
+    )
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer)
+      reject(new Error(`${part.name} exited (${signal ?? `code ${code}`}) before it was ready`))
+      if (!stopping) stopAll(1)
+    })
+    const lines = createInterface({ input: child.stdout! })
+    lines.on('line', (line) => {
+      if (line.startsWith('POLDER_READY ')) {
+        clearTimeout(timer)
+        resolve((JSON.parse(line.slice('POLDER_READY '.length)) as { urls: ReadyUrl[] }).urls)
+      } else {
+        process.stdout.write(`[${part.name}] ${line}\n`)
+      }
+    })
+  })
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(probeTimeoutMs) })
+    await response.arrayBuffer()
+    return response.ok
+  } catch {
+    return false
+  }
+}
+
+const shown: ReadyUrl[] = []
+try {
+  for (const part of parts) {
+    if (!existsSync(join(root, part.workspace, 'package.json'))) continue
+    const urls = await startPart(part)
+    for (const url of urls) {
+      if (await answers(url.probe ?? url.url)) shown.push(url)
+      else console.error(`${part.name}: ${url.label} at ${url.url} did not answer; not listed.`)
+    }
+  }
+} catch (error) {
+  console.error(`npm start failed: ${(error as Error).message}`)
+  stopAll(1)
+}
+
+if (!stopping) {
+  if (shown.length === 0) {
+    console.error('Nothing answered; stopping.')
+    stopAll(1)
+  } else {
+    const width = Math.max(...shown.map((url) => url.label.length))
+    console.log('\nPolder is running:')
+    for (const url of shown) console.log(`  ${url.label.padEnd(width)}  ${url.url}`)
+    console.log('\nPress Ctrl+C to stop.')
+  }
+}

@@ -1,0 +1,81 @@
+// `npm start` end to end: the real command, through the bootstrap, on a free port. Every URL it
+// prints must answer; SIGTERM stops it cleanly.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const root = join(import.meta.dirname, '..', '..')
+let child: ChildProcess | undefined
+let printedUrls: string[] = []
+
+afterAll(() => {
+  if (child?.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGKILL')
+})
+
+function waitForOutput(process: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = ''
+    const timer = setTimeout(
+      () => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    )
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString()
+      if (pattern.test(output)) {
+        clearTimeout(timer)
+        resolve(output)
+      }
+    }
+    process.stdout?.on('data', onData)
+    process.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
+    process.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`npm start exited with ${code} before printing its URLs:\n${output}`))
+    })
+  })
+}
+
+describe('npm start', () => {
+  it('prints the local URLs only once they answer, and every printed URL answers', async () => {
+    child = spawn('npm', ['start', '--', '--port', '0'], {
+      cwd: root,
+      detached: true, // its own process group, so the test can end exactly what it started
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const output = await waitForOutput(child, /Press Ctrl\+C to stop\./, 120_000)
+    const block = output.slice(output.indexOf('Polder is running:'))
+    const urls = [...block.matchAll(/\s((?:https?|wss?):\/\/\S+)/g)].map((match) => match[1]!)
+    expect(urls.length).toBeGreaterThanOrEqual(2)
+    printedUrls = urls
+    for (const url of urls) {
+      if (url.startsWith('ws')) {
+        const socket = new WebSocket(url)
+        const reply = await new Promise<string>((resolve, reject) => {
+          socket.onopen = () => socket.send('{"action":"getTime","requestId":1}')
+          socket.onmessage = (event) => resolve(String(event.data))
+          socket.onerror = () => reject(new Error(`${url} did not accept a WebSocket`))
+        })
+        socket.close()
+        expect(JSON.parse(reply)).toMatchObject({ action: 'getTime', requestId: 1 })
+      } else {
+        const response = await fetch(url)
+        expect(response.status, url).toBe(200)
+      }
+    }
+  }, 150_000)
+
+  it('stops every part on Ctrl+C (SIGINT to its process group): nothing answers afterwards', async () => {
+    expect(child?.pid).toBeDefined()
+    const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()))
+    process.kill(-child!.pid!, 'SIGINT')
+    await exited
+    const httpUrls = printedUrls.filter((url) => url.startsWith('http'))
+    expect(httpUrls.length).toBeGreaterThan(0)
+    for (const url of httpUrls) {
+      await expect(fetch(url, { signal: AbortSignal.timeout(2_000) }), url).rejects.toThrow()
+    }
+  }, 20_000)
+})
