@@ -1,0 +1,50 @@
+// Versioned migrations, applied in order, each in its own transaction, recorded in
+// schema_migrations. Never edit a published migration: add the next one.
+import type { SqlDriver } from './sqlDriver.ts'
+
+export type Migration = { version: number; name: string; sql: string[] }
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'journal and snapshots',
+    sql: [
+      // Every state-changing command, in the order it was applied. The engine is
+      // deterministic, so replaying this journal from a snapshot rebuilds the exchange exactly.
+      `create table journal (
+        seq bigint primary key,
+        kind text not null,
+        payload jsonb not null,
+        recorded_at_ms bigint not null
+      )`,
+      `create table snapshots (
+        seq bigint primary key,
+        state jsonb not null,
+        taken_at_ms bigint not null
+      )`,
+    ],
+  },
+]
+
+export async function migrate(driver: SqlDriver): Promise<number[]> {
+  await driver.query(`create table if not exists schema_migrations (
+    version integer primary key,
+    name text not null,
+    applied_at timestamptz not null default now()
+  )`)
+  const rows = await driver.query<{ version: number }>('select version from schema_migrations')
+  const applied = new Set(rows.map((row) => Number(row.version)))
+  const newlyApplied: number[] = []
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue
+    await driver.transaction(async (tx) => {
+      for (const statement of migration.sql) await tx.query(statement)
+      await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [
+        migration.version,
+        migration.name,
+      ])
+    })
+    newlyApplied.push(migration.version)
+  }
+  return newlyApplied
+}

@@ -1,0 +1,148 @@
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Journal, JournalFailedError } from '../../src/storage/journal.ts'
+import { migrations } from '../../src/storage/migrations.ts'
+import { openStorage } from '../../src/storage/openStorage.ts'
+import type { SqlDriver } from '../../src/storage/sqlDriver.ts'
+import { storageTargets } from './storageTargets.ts'
+
+describe.each(storageTargets)('storage on $name', (target) => {
+  const cleanups: (() => Promise<void>)[] = []
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+  })
+
+  async function open(): Promise<{ driver: SqlDriver; reopen(): Promise<SqlDriver> }> {
+    const { location, cleanup } = target.create()
+    cleanups.push(cleanup)
+    const opened: SqlDriver[] = []
+    cleanups.push(async () => {
+      for (const driver of opened) await driver.close().catch(() => {})
+    })
+    const reopen = async () => {
+      const driver = await openStorage(location)
+      opened.push(driver)
+      return driver
+    }
+    return { driver: await reopen(), reopen }
+  }
+
+  it('applies every migration once, and opening again applies nothing', async () => {
+    const { driver, reopen } = await open()
+    const rows = await driver.query<{ version: number }>(
+      'select version from schema_migrations order by version',
+    )
+    expect(rows.map((row) => Number(row.version))).toEqual(migrations.map((m) => m.version))
+    await driver.close()
+    const again = await reopen()
+    const count = await again.query<{ n: string | number }>(
+      'select count(*) as n from schema_migrations',
+    )
+    expect(Number(count[0]!.n)).toBe(migrations.length)
+  })
+
+  it('journal: appends get consecutive sequence numbers and read back in order, payload intact', async () => {
+    const { driver } = await open()
+    const journal = await Journal.open(driver, { nowMs: () => 1_700_000_000_000 })
+    const payloads = [{ a: '0.1' }, { b: [1, 2, 3] }, { c: null }]
+    const appended = payloads.map((payload) => journal.append({ kind: 'k', payload }))
+    expect(appended.map((record) => record.seq)).toEqual([1, 2, 3])
+    await Promise.all(appended.map((record) => record.durable))
+    const entries = await journal.read(0, 10)
+    expect(entries).toEqual(
+      payloads.map((payload, index) => ({
+        seq: index + 1,
+        kind: 'k',
+        payload,
+        recordedAtMs: 1_700_000_000_000,
+      })),
+    )
+    expect(await journal.read(2, 10)).toHaveLength(1)
+  })
+
+  it('journal: group commit writes many concurrent appends in few transactions', async () => {
+    const { driver } = await open()
+    const journal = await Journal.open(driver, { batchRecordsMax: 500 })
+    const appended = Array.from({ length: 2000 }, (_, index) =>
+      journal.append({ kind: 'k', payload: index }),
+    )
+    await Promise.all(appended.map((record) => record.durable))
+    expect(journal.batchesWritten).toBeLessThanOrEqual(8)
+    expect(journal.batchesWritten).toBeGreaterThanOrEqual(4) // 2000 / 500: the batch limit holds
+    expect((await journal.read(0, 5000)).map((entry) => entry.payload)).toEqual(
+      appended.map((_, index) => index),
+    )
+  })
+
+  it('journal: sequence numbers continue after reopening', async () => {
+    const { driver, reopen } = await open()
+    const first = await Journal.open(driver)
+    await first.append({ kind: 'k', payload: 1 }).durable
+    await first.append({ kind: 'k', payload: 2 }).durable
+    await driver.close()
+    const second = await Journal.open(await reopen())
+    expect(second.append({ kind: 'k', payload: 3 }).seq).toBe(3)
+    await second.drain()
+  })
+
+  it('journal: after a failed write nothing more is acknowledged', async () => {
+    const { driver } = await open()
+    const journal = await Journal.open(driver)
+    await journal.append({ kind: 'k', payload: 1 }).durable
+    await driver.query('drop table journal')
+    const failed = journal.append({ kind: 'k', payload: 2 })
+    await expect(failed.durable).rejects.toBeInstanceOf(JournalFailedError)
+    expect(() => journal.append({ kind: 'k', payload: 3 })).toThrow(JournalFailedError)
+  })
+
+  it('journal: every acknowledged record survives kill -9 of the writing process', async () => {
+    const { location, cleanup } = target.create()
+    cleanups.push(cleanup)
+    const child = spawn(
+      process.execPath,
+      [join(import.meta.dirname, 'journalWriter.ts'), JSON.stringify(location)],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
+    let acked = 0
+    let buffer = ''
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error('writer acknowledged too few records')),
+        60_000,
+      )
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString()
+        const lines = buffer.split('\n')
+        buffer = lines.pop() ?? ''
+        for (const line of lines) {
+          if (line.startsWith('acked ')) acked = Math.max(acked, Number(line.slice(6)))
+        }
+        if (acked >= 400) {
+          clearTimeout(timer)
+          child.kill('SIGKILL')
+          resolve()
+        }
+      })
+      child.once('exit', () => {
+        clearTimeout(timer)
+        resolve()
+      })
+    })
+    await new Promise((resolve) =>
+      child.exitCode === null && child.signalCode === null
+        ? child.once('exit', resolve)
+        : resolve(null),
+    )
+    expect(child.signalCode).toBe('SIGKILL')
+    const driver = await openStorage(location)
+    cleanups.push(() => driver.close())
+    const journal = await Journal.open(driver)
+    const entries = await journal.read(0, 1_000_000)
+    // Everything acknowledged is there, and there are no holes before the last record.
+    expect(entries.length).toBeGreaterThanOrEqual(acked)
+    expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, index) => index + 1))
+  }, 90_000)
+})
