@@ -24,6 +24,37 @@ export const migrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: 'accounts, API keys and sessions',
+    sql: [
+      `create table accounts (
+        id uuid primary key,
+        email text not null unique,
+        password_hash text not null,
+        fee_tier integer not null default 0,
+        created_at_ms bigint not null
+      )`,
+      // The secret is needed to check signatures, so it is kept, encrypted with the server's
+      // secret key (AES-256-GCM); the database alone does not reveal it.
+      `create table api_keys (
+        key text primary key,
+        account_id uuid not null references accounts(id),
+        secret_encrypted text not null,
+        permissions text[] not null,
+        created_at_ms bigint not null,
+        revoked_at_ms bigint
+      )`,
+      // Only a hash of each session token is stored.
+      `create table sessions (
+        token_hash text primary key,
+        account_id uuid not null references accounts(id),
+        created_at_ms bigint not null,
+        expires_at_ms bigint not null,
+        revoked_at_ms bigint
+      )`,
+    ],
+  },
 ]
 
 export async function migrate(driver: SqlDriver): Promise<number[]> {

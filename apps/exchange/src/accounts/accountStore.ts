@@ -1,0 +1,223 @@
+// Accounts, API keys and browser sessions. Passwords are hashed with scrypt; API secrets are
+// kept encrypted; session tokens are kept only as SHA-256 hashes. API keys are cached in memory
+// after the first look-up because every signed request needs one.
+import { createHash, randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto'
+import { promisify } from 'node:util'
+import type { SqlDriver } from '../storage/sqlDriver.ts'
+import type { SecretBox } from './secretBox.ts'
+
+const scryptAsync = promisify(scrypt) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: object,
+) => Promise<Buffer>
+const scryptParams = { N: 16_384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }
+const scryptKeyBytes = 32
+
+export const permissions = ['view', 'trade', 'withdraw'] as const
+export type Permission = (typeof permissions)[number]
+
+export type Account = { id: string; email: string; feeTier: number; createdAtMs: number }
+export type ApiKeyRecord = {
+  key: string
+  accountId: string
+  secret: string
+  permissions: readonly Permission[]
+  revoked: boolean
+}
+export type SessionRecord = { accountId: string; expiresAtMs: number; revoked: boolean }
+
+export class AccountExistsError extends Error {
+  override name = 'AccountExistsError'
+}
+
+const emailPattern = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,}$/
+export const passwordCharsMin = 10
+export const passwordCharsMax = 256
+
+async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16)
+  const hash = await scryptAsync(password, salt, scryptKeyBytes, scryptParams)
+  return `scrypt$${scryptParams.N}$${scryptParams.r}$${scryptParams.p}$${salt.toString('base64')}$${hash.toString('base64')}`
+}
+
+async function passwordMatches(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$')
+  if (scheme !== 'scrypt' || !salt || !hash) return false
+  const expected = Buffer.from(hash, 'base64')
+  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: scryptParams.maxmem,
+  })
+  return timingSafeEqual(actual, expected)
+}
+
+function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex')
+}
+
+export class AccountStore {
+  readonly #driver: SqlDriver
+  readonly #box: SecretBox
+  readonly #nowMs: () => number
+  readonly #keyCache = new Map<string, ApiKeyRecord | null>()
+
+  constructor(driver: SqlDriver, box: SecretBox, nowMs: () => number = Date.now) {
+    this.#driver = driver
+    this.#box = box
+    this.#nowMs = nowMs
+  }
+
+  async createAccount(email: string, password: string): Promise<Account> {
+    const normalised = email.trim().toLowerCase()
+    if (!emailPattern.test(normalised)) throw new TypeError('email is not a valid address')
+    if (password.length < passwordCharsMin || password.length > passwordCharsMax) {
+      throw new TypeError(
+        `password must have ${passwordCharsMin} to ${passwordCharsMax} characters`,
+      )
+    }
+    const account: Account = {
+      id: randomUUID(),
+      email: normalised,
+      feeTier: 0,
+      createdAtMs: this.#nowMs(),
+    }
+    const rows = await this.#driver.query<{ id: string }>(
+      `insert into accounts (id, email, password_hash, fee_tier, created_at_ms)
+       values ($1, $2, $3, $4, $5) on conflict (email) do nothing returning id`,
+      [
+        account.id,
+        account.email,
+        await hashPassword(password),
+        account.feeTier,
+        account.createdAtMs,
+      ],
+    )
+    if (rows.length === 0) throw new AccountExistsError(`an account for ${normalised} exists`)
+    return account
+  }
+
+  async findAccount(id: string): Promise<Account | undefined> {
+    const [row] = await this.#driver.query<{
+      id: string
+      email: string
+      fee_tier: number
+      created_at_ms: string | number
+    }>('select id, email, fee_tier, created_at_ms from accounts where id = $1', [id])
+    return (
+      row && {
+        id: row.id,
+        email: row.email,
+        feeTier: Number(row.fee_tier),
+        createdAtMs: Number(row.created_at_ms),
+      }
+    )
+  }
+
+  /** The account for this email and password, or undefined; takes as long either way. */
+  async login(email: string, password: string): Promise<Account | undefined> {
+    const [row] = await this.#driver.query<{ id: string; password_hash: string }>(
+      'select id, password_hash from accounts where email = $1',
+      [email.trim().toLowerCase()],
+    )
+    const matches = await passwordMatches(
+      password,
+      row?.password_hash ?? (await hashPassword('timing-equaliser')),
+    )
+    return row && matches ? this.findAccount(row.id) : undefined
+  }
+
+  async createApiKey(
+    accountId: string,
+    granted: readonly Permission[],
+  ): Promise<{ key: string; secret: string }> {
+    const key = randomBytes(32).toString('hex')
+    const secret = randomBytes(32).toString('hex')
+    await this.#driver.query(
+      `insert into api_keys (key, account_id, secret_encrypted, permissions, created_at_ms)
+       values ($1, $2, $3, $4, $5)`,
+      [
+        key,
+        accountId,
+        this.#box.seal(secret),
+        `{${[...new Set(granted)].join(',')}}`,
+        this.#nowMs(),
+      ],
+    )
+    this.#keyCache.delete(key)
+    return { key, secret }
+  }
+
+  async findApiKey(key: string): Promise<ApiKeyRecord | undefined> {
+    const cached = this.#keyCache.get(key)
+    if (cached !== undefined) return cached ?? undefined
+    const [row] = await this.#driver.query<{
+      key: string
+      account_id: string
+      secret_encrypted: string
+      permissions: string[] | string
+      revoked_at_ms: string | number | null
+    }>(
+      'select key, account_id, secret_encrypted, permissions, revoked_at_ms from api_keys where key = $1',
+      [key],
+    )
+    const record: ApiKeyRecord | null = row
+      ? {
+          key: row.key,
+          accountId: row.account_id,
+          secret: this.#box.open(row.secret_encrypted),
+          permissions: (Array.isArray(row.permissions)
+            ? row.permissions
+            : row.permissions.replace(/[{}]/g, '').split(',')) as Permission[],
+          revoked: row.revoked_at_ms !== null,
+        }
+      : null
+    this.#keyCache.set(key, record)
+    return record ?? undefined
+  }
+
+  async revokeApiKey(key: string): Promise<void> {
+    await this.#driver.query('update api_keys set revoked_at_ms = $2 where key = $1', [
+      key,
+      this.#nowMs(),
+    ])
+    this.#keyCache.delete(key)
+  }
+
+  async createSession(
+    accountId: string,
+    ttlMs: number,
+  ): Promise<{ token: string; expiresAtMs: number }> {
+    const token = randomBytes(32).toString('base64url')
+    const expiresAtMs = this.#nowMs() + ttlMs
+    await this.#driver.query(
+      'insert into sessions (token_hash, account_id, created_at_ms, expires_at_ms) values ($1, $2, $3, $4)',
+      [tokenHash(token), accountId, this.#nowMs(), expiresAtMs],
+    )
+    return { token, expiresAtMs }
+  }
+
+  /** The account of a live session; undefined when unknown, expired or revoked. */
+  async findSession(token: string): Promise<string | undefined> {
+    const [row] = await this.#driver.query<{
+      account_id: string
+      expires_at_ms: string | number
+      revoked_at_ms: unknown
+    }>('select account_id, expires_at_ms, revoked_at_ms from sessions where token_hash = $1', [
+      tokenHash(token),
+    ])
+    if (!row || row.revoked_at_ms !== null || Number(row.expires_at_ms) <= this.#nowMs())
+      return undefined
+    return row.account_id
+  }
+
+  async revokeSession(token: string): Promise<void> {
+    await this.#driver.query('update sessions set revoked_at_ms = $2 where token_hash = $1', [
+      tokenHash(token),
+      this.#nowMs(),
+    ])
+  }
+}

@@ -1,0 +1,92 @@
+// Weight-based rate limiting of protocol §2.3: each call costs weight points from a budget per
+// minute (per API key when authenticated, per IP otherwise). A caller that spends more than its
+// budget is banned: keys until the end of the following minute, IPs for 15 minutes, and is
+// answered with error 105, whose message carries the expiry the SDK parses.
+
+export type RateLimitConfig = {
+  weightPerMinuteMax: number
+  keyBanMs: number
+  ipBanMs: number
+  /** Callers tracked at once; the oldest idle ones are forgotten beyond this. */
+  callersTrackedMax: number
+}
+
+export const defaultRateLimitConfig: RateLimitConfig = {
+  weightPerMinuteMax: 1000,
+  keyBanMs: 60_000,
+  ipBanMs: 15 * 60_000,
+  callersTrackedMax: 100_000,
+}
+
+const minuteMs = 60_000
+
+export type RateDecision =
+  | { allowed: true; limit: number; remaining: number; resetAtMs: number }
+  | { allowed: false; limit: number; remaining: 0; resetAtMs: number; bannedUntilMs: number }
+
+type CallerState = { windowStartMs: number; spent: number; bannedUntilMs: number }
+
+export class RateLimiter {
+  readonly #config: RateLimitConfig
+  readonly #callers = new Map<string, CallerState>()
+
+  constructor(config: RateLimitConfig = defaultRateLimitConfig) {
+    this.#config = config
+  }
+
+  /** Charges `weight` to the caller; `caller` is `key:<apiKey>` or `ip:<address>`. */
+  charge(caller: string, weight: number, nowMs: number): RateDecision {
+    const limit = this.#config.weightPerMinuteMax
+    const windowStartMs = nowMs - (nowMs % minuteMs)
+    let state = this.#callers.get(caller)
+    if (state === undefined) {
+      if (this.#callers.size >= this.#config.callersTrackedMax) this.#forgetOldest()
+      state = { windowStartMs, spent: 0, bannedUntilMs: 0 }
+      this.#callers.set(caller, state)
+    }
+    if (state.bannedUntilMs > nowMs) {
+      return {
+        allowed: false,
+        limit,
+        remaining: 0,
+        resetAtMs: state.bannedUntilMs,
+        bannedUntilMs: state.bannedUntilMs,
+      }
+    }
+    if (state.windowStartMs !== windowStartMs) {
+      state.windowStartMs = windowStartMs
+      state.spent = 0
+    }
+    state.spent += weight
+    const resetAtMs = windowStartMs + minuteMs
+    if (state.spent > limit) {
+      // Keys: until the end of the following minute. IPs: 15 minutes from now.
+      state.bannedUntilMs = caller.startsWith('key:')
+        ? resetAtMs + this.#config.keyBanMs
+        : nowMs + this.#config.ipBanMs
+      return {
+        allowed: false,
+        limit,
+        remaining: 0,
+        resetAtMs: state.bannedUntilMs,
+        bannedUntilMs: state.bannedUntilMs,
+      }
+    }
+    return { allowed: true, limit, remaining: limit - state.spent, resetAtMs }
+  }
+
+  #forgetOldest(): void {
+    // Map keeps insertion order: the first entries are the longest tracked.
+    const first = this.#callers.keys().next()
+    if (!first.done) this.#callers.delete(first.value)
+  }
+}
+
+/** The response headers of protocol §2.3. */
+export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
+  return {
+    'bitvavo-ratelimit-limit': String(decision.limit),
+    'bitvavo-ratelimit-remaining': String(decision.remaining),
+    'bitvavo-ratelimit-resetat': String(decision.resetAtMs),
+  }
+}
