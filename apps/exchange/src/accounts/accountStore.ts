@@ -1,7 +1,7 @@
 // Accounts, API keys and browser sessions. Passwords are hashed with scrypt; API secrets are
 // kept encrypted; session tokens are kept only as SHA-256 hashes. API keys are cached in memory
 // after the first look-up because every signed request needs one.
-import { createHash, randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
 import type { SqlDriver } from '../storage/sqlDriver.ts'
 import type { SecretBox } from './secretBox.ts'
@@ -18,15 +18,16 @@ const scryptKeyBytes = 32
 export const permissions = ['view', 'trade', 'withdraw'] as const
 export type Permission = (typeof permissions)[number]
 
-export type Account = { id: string; email: string; feeTier: number; createdAtMs: number }
+/** `id` is a small integer: the engine identifies accounts by number. */
+export type Account = { id: number; email: string; feeTier: number; createdAtMs: number }
 export type ApiKeyRecord = {
   key: string
-  accountId: string
+  accountId: number
   secret: string
   permissions: readonly Permission[]
   revoked: boolean
 }
-export type SessionRecord = { accountId: string; expiresAtMs: number; revoked: boolean }
+export type SessionRecord = { accountId: number; expiresAtMs: number; revoked: boolean }
 
 export class AccountExistsError extends Error {
   override name = 'AccountExistsError'
@@ -79,37 +80,27 @@ export class AccountStore {
         `password must have ${passwordCharsMin} to ${passwordCharsMax} characters`,
       )
     }
-    const account: Account = {
-      id: randomUUID(),
-      email: normalised,
-      feeTier: 0,
-      createdAtMs: this.#nowMs(),
-    }
-    const rows = await this.#driver.query<{ id: string }>(
-      `insert into accounts (id, email, password_hash, fee_tier, created_at_ms)
-       values ($1, $2, $3, $4, $5) on conflict (email) do nothing returning id`,
-      [
-        account.id,
-        account.email,
-        await hashPassword(password),
-        account.feeTier,
-        account.createdAtMs,
-      ],
+    const createdAtMs = this.#nowMs()
+    const rows = await this.#driver.query<{ id: string | number }>(
+      `insert into accounts (email, password_hash, fee_tier, created_at_ms)
+       values ($1, $2, 0, $3) on conflict (email) do nothing returning id`,
+      [normalised, await hashPassword(password), createdAtMs],
     )
-    if (rows.length === 0) throw new AccountExistsError(`an account for ${normalised} exists`)
-    return account
+    const [row] = rows
+    if (row === undefined) throw new AccountExistsError(`an account for ${normalised} exists`)
+    return { id: Number(row.id), email: normalised, feeTier: 0, createdAtMs }
   }
 
-  async findAccount(id: string): Promise<Account | undefined> {
+  async findAccount(id: number): Promise<Account | undefined> {
     const [row] = await this.#driver.query<{
-      id: string
+      id: string | number
       email: string
       fee_tier: number
       created_at_ms: string | number
     }>('select id, email, fee_tier, created_at_ms from accounts where id = $1', [id])
     return (
       row && {
-        id: row.id,
+        id: Number(row.id),
         email: row.email,
         feeTier: Number(row.fee_tier),
         createdAtMs: Number(row.created_at_ms),
@@ -119,7 +110,7 @@ export class AccountStore {
 
   /** The account for this email and password, or undefined; takes as long either way. */
   async login(email: string, password: string): Promise<Account | undefined> {
-    const [row] = await this.#driver.query<{ id: string; password_hash: string }>(
+    const [row] = await this.#driver.query<{ id: string | number; password_hash: string }>(
       'select id, password_hash from accounts where email = $1',
       [email.trim().toLowerCase()],
     )
@@ -127,11 +118,11 @@ export class AccountStore {
       password,
       row?.password_hash ?? (await hashPassword('timing-equaliser')),
     )
-    return row && matches ? this.findAccount(row.id) : undefined
+    return row && matches ? this.findAccount(Number(row.id)) : undefined
   }
 
   async createApiKey(
-    accountId: string,
+    accountId: number,
     granted: readonly Permission[],
   ): Promise<{ key: string; secret: string }> {
     const key = randomBytes(32).toString('hex')
@@ -156,7 +147,7 @@ export class AccountStore {
     if (cached !== undefined) return cached ?? undefined
     const [row] = await this.#driver.query<{
       key: string
-      account_id: string
+      account_id: string | number
       secret_encrypted: string
       permissions: string[] | string
       revoked_at_ms: string | number | null
@@ -167,7 +158,7 @@ export class AccountStore {
     const record: ApiKeyRecord | null = row
       ? {
           key: row.key,
-          accountId: row.account_id,
+          accountId: Number(row.account_id),
           secret: this.#box.open(row.secret_encrypted),
           permissions: (Array.isArray(row.permissions)
             ? row.permissions
@@ -188,7 +179,7 @@ export class AccountStore {
   }
 
   async createSession(
-    accountId: string,
+    accountId: number,
     ttlMs: number,
   ): Promise<{ token: string; expiresAtMs: number }> {
     const token = randomBytes(32).toString('base64url')
@@ -201,9 +192,9 @@ export class AccountStore {
   }
 
   /** The account of a live session; undefined when unknown, expired or revoked. */
-  async findSession(token: string): Promise<string | undefined> {
+  async findSession(token: string): Promise<number | undefined> {
     const [row] = await this.#driver.query<{
-      account_id: string
+      account_id: string | number
       expires_at_ms: string | number
       revoked_at_ms: unknown
     }>('select account_id, expires_at_ms, revoked_at_ms from sessions where token_hash = $1', [
@@ -211,7 +202,7 @@ export class AccountStore {
     ])
     if (!row || row.revoked_at_ms !== null || Number(row.expires_at_ms) <= this.#nowMs())
       return undefined
-    return row.account_id
+    return Number(row.account_id)
   }
 
   async revokeSession(token: string): Promise<void> {

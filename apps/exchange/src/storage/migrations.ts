@@ -29,7 +29,7 @@ export const migrations: readonly Migration[] = [
     name: 'accounts, API keys and sessions',
     sql: [
       `create table accounts (
-        id uuid primary key,
+        id bigint generated always as identity primary key,
         email text not null unique,
         password_hash text not null,
         fee_tier integer not null default 0,
@@ -39,7 +39,7 @@ export const migrations: readonly Migration[] = [
       // secret key (AES-256-GCM); the database alone does not reveal it.
       `create table api_keys (
         key text primary key,
-        account_id uuid not null references accounts(id),
+        account_id bigint not null references accounts(id),
         secret_encrypted text not null,
         permissions text[] not null,
         created_at_ms bigint not null,
@@ -48,7 +48,7 @@ export const migrations: readonly Migration[] = [
       // Only a hash of each session token is stored.
       `create table sessions (
         token_hash text primary key,
-        account_id uuid not null references accounts(id),
+        account_id bigint not null references accounts(id),
         created_at_ms bigint not null,
         expires_at_ms bigint not null,
         revoked_at_ms bigint
