@@ -1,0 +1,250 @@
+// Double-entry ledger. Every movement is one journal entry of postings that sum to zero per
+// asset; an account's balance is split in two buckets, `available` and `inOrder` (held for open
+// orders). Two system accounts take the other side of flows that cross the exchange's edge:
+// `external` (deposits in, withdrawals out) and `fees` (fees collected). So for every asset:
+//   sum of customer balances + fees collected = deposits − withdrawals
+// which `checkInvariant` verifies.
+//
+// Amounts are bigint counts of 10^-18 of an asset ("ledger units"), finer than any asset's or
+// market's scale, so fills and fees in engine units convert exactly.
+
+export const ledgerDecimals = 18
+
+export type Bucket = 'available' | 'inOrder'
+export type SystemAccount = 'external' | 'fees'
+export type Holder = number | SystemAccount
+
+export type Posting = { holder: Holder; asset: string; bucket: Bucket; delta: bigint }
+
+export type EntryKind = 'deposit' | 'withdrawal' | 'hold' | 'release' | 'fill' | 'fee'
+
+export type LedgerEntry = {
+  entryId: number
+  kind: EntryKind
+  /** What caused it: an order id, a fill id, a deposit id. */
+  reference: string
+  timestampMs: number
+  postings: readonly Posting[]
+}
+
+export type Balance = { available: bigint; inOrder: bigint }
+
+export class InsufficientBalanceError extends Error {
+  override name = 'InsufficientBalanceError'
+}
+
+export class LedgerInvariantError extends Error {
+  override name = 'LedgerInvariantError'
+}
+
+export class Ledger {
+  readonly #balances = new Map<Holder, Map<string, Balance>>()
+  #nextEntryId = 1
+  /** Entries not yet taken by `takeEntries` (the server persists them). */
+  #unsaved: LedgerEntry[] = []
+
+  balance(holder: Holder, asset: string): Balance {
+    const balance = this.#balances.get(holder)?.get(asset)
+    return balance ? { ...balance } : { available: 0n, inOrder: 0n }
+  }
+
+  /** Every asset the holder has a non-zero balance in. */
+  balances(holder: Holder): Map<string, Balance> {
+    const result = new Map<string, Balance>()
+    for (const [asset, balance] of this.#balances.get(holder) ?? []) {
+      if (balance.available !== 0n || balance.inOrder !== 0n) result.set(asset, { ...balance })
+    }
+    return result
+  }
+
+  deposit(
+    account: number,
+    asset: string,
+    amount: bigint,
+    reference: string,
+    timestampMs: number,
+  ): LedgerEntry {
+    assertPositive(amount)
+    return this.#post('deposit', reference, timestampMs, [
+      { holder: 'external', asset, bucket: 'available', delta: -amount },
+      { holder: account, asset, bucket: 'available', delta: amount },
+    ])
+  }
+
+  withdraw(
+    account: number,
+    asset: string,
+    amount: bigint,
+    reference: string,
+    timestampMs: number,
+  ): LedgerEntry {
+    assertPositive(amount)
+    return this.#post('withdrawal', reference, timestampMs, [
+      { holder: account, asset, bucket: 'available', delta: -amount },
+      { holder: 'external', asset, bucket: 'available', delta: amount },
+    ])
+  }
+
+  /** Moves funds from available to inOrder for an order. */
+  hold(
+    account: number,
+    asset: string,
+    amount: bigint,
+    reference: string,
+    timestampMs: number,
+  ): LedgerEntry {
+    assertPositive(amount)
+    return this.#post('hold', reference, timestampMs, [
+      { holder: account, asset, bucket: 'available', delta: -amount },
+      { holder: account, asset, bucket: 'inOrder', delta: amount },
+    ])
+  }
+
+  /** Returns held funds to available (order canceled, filled below its hold, or updated). */
+  release(
+    account: number,
+    asset: string,
+    amount: bigint,
+    reference: string,
+    timestampMs: number,
+  ): LedgerEntry {
+    assertPositive(amount)
+    return this.#post('release', reference, timestampMs, [
+      { holder: account, asset, bucket: 'inOrder', delta: -amount },
+      { holder: account, asset, bucket: 'available', delta: amount },
+    ])
+  }
+
+  /**
+   * Settles one fill: the buyer's held quote pays the seller, the seller's held base goes to the
+   * buyer, and each side's fee (quote, taken from what it pays or receives) goes to `fees`.
+   * A negative fee is a rebate paid out of `fees`.
+   */
+  settleFill(fill: {
+    reference: string
+    timestampMs: number
+    base: string
+    quote: string
+    buyer: number
+    seller: number
+    baseAmount: bigint
+    quoteAmount: bigint
+    buyerFee: bigint
+    sellerFee: bigint
+  }): LedgerEntry {
+    const { base, quote, buyer, seller } = fill
+    return this.#post('fill', fill.reference, fill.timestampMs, [
+      { holder: seller, asset: base, bucket: 'inOrder', delta: -fill.baseAmount },
+      { holder: buyer, asset: base, bucket: 'available', delta: fill.baseAmount },
+      {
+        holder: buyer,
+        asset: quote,
+        bucket: 'inOrder',
+        delta: -(fill.quoteAmount + fill.buyerFee),
+      },
+      {
+        holder: seller,
+        asset: quote,
+        bucket: 'available',
+        delta: fill.quoteAmount - fill.sellerFee,
+      },
+      { holder: 'fees', asset: quote, bucket: 'available', delta: fill.buyerFee + fill.sellerFee },
+    ])
+  }
+
+  /** Entries posted since the last call, in order; the caller persists them. */
+  takeEntries(): LedgerEntry[] {
+    const taken = this.#unsaved
+    this.#unsaved = []
+    return taken
+  }
+
+  /** Per asset: customers + fees + external must be zero. Throws on a broken ledger. */
+  checkInvariant(): Map<string, { customers: bigint; fees: bigint; netDeposits: bigint }> {
+    const totals = new Map<string, { customers: bigint; fees: bigint; netDeposits: bigint }>()
+    for (const [holder, assets] of this.#balances) {
+      for (const [asset, balance] of assets) {
+        const total = totals.get(asset) ?? { customers: 0n, fees: 0n, netDeposits: 0n }
+        const amount = balance.available + balance.inOrder
+        if (holder === 'external') total.netDeposits -= amount
+        else if (holder === 'fees') total.fees += amount
+        else {
+          total.customers += amount
+          if (balance.available < 0n || balance.inOrder < 0n) {
+            throw new LedgerInvariantError(`account ${holder} has a negative ${asset} balance`)
+          }
+        }
+        totals.set(asset, total)
+      }
+    }
+    for (const [asset, total] of totals) {
+      if (total.customers + total.fees !== total.netDeposits) {
+        throw new LedgerInvariantError(
+          `${asset}: customers ${total.customers} + fees ${total.fees} != deposits - withdrawals ${total.netDeposits}`,
+        )
+      }
+    }
+    return totals
+  }
+
+  #post(kind: EntryKind, reference: string, timestampMs: number, postings: Posting[]): LedgerEntry {
+    const sums = new Map<string, bigint>()
+    for (const posting of postings)
+      sums.set(posting.asset, (sums.get(posting.asset) ?? 0n) + posting.delta)
+    for (const [asset, sum] of sums) {
+      if (sum !== 0n)
+        throw new LedgerInvariantError(`${kind} ${reference}: ${asset} postings sum to ${sum}`)
+    }
+    // Customers may not go negative; check every posting before applying any.
+    for (const posting of postings) {
+      if (typeof posting.holder !== 'number' || posting.delta >= 0n) continue
+      const current = this.balance(posting.holder, posting.asset)[posting.bucket]
+      if (current + posting.delta < 0n) {
+        throw new InsufficientBalanceError(
+          `account ${posting.holder} has ${current} ${posting.asset} ${posting.bucket}, needs ${-posting.delta}`,
+        )
+      }
+    }
+    for (const posting of postings) {
+      if (posting.delta === 0n) continue
+      let assets = this.#balances.get(posting.holder)
+      if (!assets) {
+        assets = new Map()
+        this.#balances.set(posting.holder, assets)
+      }
+      const balance = assets.get(posting.asset) ?? { available: 0n, inOrder: 0n }
+      balance[posting.bucket] += posting.delta
+      assets.set(posting.asset, balance)
+    }
+    const entry: LedgerEntry = {
+      entryId: this.#nextEntryId++,
+      kind,
+      reference,
+      timestampMs,
+      postings,
+    }
+    this.#unsaved.push(entry)
+    return entry
+  }
+}
+
+function assertPositive(amount: bigint): void {
+  if (amount <= 0n) throw new RangeError(`amount must be positive, got ${amount}`)
+}
+
+/** Converts an integer count of 10^-decimals units to ledger units. */
+export function toLedgerUnits(units: number | bigint, decimals: number): bigint {
+  if (decimals > ledgerDecimals || decimals < 0)
+    throw new RangeError(`decimals ${decimals} out of range`)
+  return BigInt(units) * 10n ** BigInt(ledgerDecimals - decimals)
+}
+
+/** Formats ledger units as a plain decimal string with `decimals` digits, rounding down. */
+export function formatLedgerUnits(amount: bigint, decimals: number): string {
+  const negative = amount < 0n
+  const scaled = (negative ? -amount : amount) / 10n ** BigInt(ledgerDecimals - decimals)
+  const digits = scaled.toString().padStart(decimals + 1, '0')
+  const whole = digits.slice(0, digits.length - decimals)
+  const fraction = digits.slice(digits.length - decimals)
+  return `${negative ? '-' : ''}${whole}${decimals > 0 ? `.${fraction}` : ''}`
+}
