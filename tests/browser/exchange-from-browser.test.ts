@@ -12,7 +12,12 @@ let baseUrl: string
 
 beforeAll(async () => {
   const executablePath = ensureChromium() // throws a ChromiumMissingError that says what to do
-  server = createExchangeServer({ ...defaultConfig, port: 0, logLevel: 'silent' })
+  server = await createExchangeServer({
+    ...defaultConfig,
+    port: 0,
+    logLevel: 'silent',
+    dataDir: undefined,
+  })
   baseUrl = await server.listen()
   browser = await chromium.launch({ executablePath, args: chromiumArgs })
 })

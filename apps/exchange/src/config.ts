@@ -8,6 +8,12 @@ export type ExchangeConfig = {
   /** Largest WebSocket message accepted, in bytes; a larger one closes the socket (1009). */
   wsMessageBytesMax: number
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  /** Where the embedded database and the secret key live; undefined: in memory (tests). */
+  dataDir: string | undefined
+  /** PostgreSQL instead of the embedded database (DATABASE_URL). */
+  databaseUrl: string | undefined
+  /** 64 hex characters that encrypt API secrets (POLDER_SECRET_KEY); else a file in dataDir. */
+  secretKeyHex: string | undefined
 }
 
 export const defaultConfig: ExchangeConfig = {
@@ -15,6 +21,9 @@ export const defaultConfig: ExchangeConfig = {
   port: 8080,
   wsMessageBytesMax: 64 * 1024,
   logLevel: 'info',
+  dataDir: './data',
+  databaseUrl: undefined,
+  secretKeyHex: undefined,
 }
 
 export class ConfigError extends Error {
@@ -33,6 +42,7 @@ export function parseConfig(
       host: { type: 'string' },
       port: { type: 'string' },
       'log-level': { type: 'string' },
+      data: { type: 'string' },
     },
     strict: true,
   })
@@ -50,5 +60,8 @@ export function parseConfig(
     host: values.host ?? env.HOST ?? defaultConfig.host,
     port,
     logLevel: logLevel as ExchangeConfig['logLevel'],
+    dataDir: values.data ?? env.POLDER_DATA ?? defaultConfig.dataDir,
+    databaseUrl: env.DATABASE_URL || undefined,
+    secretKeyHex: env.POLDER_SECRET_KEY || undefined,
   }
 }

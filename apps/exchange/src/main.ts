@@ -3,11 +3,12 @@
 import { ConfigError, parseConfig } from './config.ts'
 import { createExchangeServer } from './server.ts'
 
-const usage = 'usage: exchange serve [--host 127.0.0.1] [--port 8080] [--log-level info]'
+const usage =
+  'usage: exchange serve [--host 127.0.0.1] [--port 8080] [--data ./data] [--log-level info]'
 
 async function serve(argv: string[]): Promise<void> {
   const config = parseConfig(argv, process.env)
-  const server = createExchangeServer(config)
+  const server = await createExchangeServer(config)
   const url = await server.listen()
   const wsUrl = `${url.replace(/^http/, 'ws')}/v2`
   server.app.log.info({ url, wsUrl }, 'exchange server listening')

@@ -1,35 +1,67 @@
 // The exchange server: REST under /v2 and the WebSocket at /v2 and /v2/ on one port, as the
 // public v2 protocol requires (ccxt connects to /v2, the SDK to /v2/).
+import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { encodeWsMessage, protocolError, readRequestIdToken } from '@polder/protocol'
+import { protocolError } from '@polder/protocol'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { type RawData, type WebSocket, WebSocketServer } from 'ws'
+import { WebSocketServer } from 'ws'
+import { AccountStore } from './accounts/accountStore.ts'
+import { createSecretBox, loadSecretKey } from './accounts/secretBox.ts'
+import { ActionRegistry, success } from './api/actions.ts'
+import { registerRestRoutes } from './api/restRoutes.ts'
+import { WsConnection } from './api/wsConnection.ts'
 import type { ExchangeConfig } from './config.ts'
+import { RateLimiter } from './limits/rateLimiter.ts'
+import { openStorage, storageLocation } from './storage/openStorage.ts'
+import type { SqlDriver } from './storage/sqlDriver.ts'
 
 export type Clock = { nowMs(): number }
 export const systemClock: Clock = { nowMs: () => Date.now() }
 
 export type ExchangeServer = {
   app: FastifyInstance
+  accounts: AccountStore
+  storage: SqlDriver
   /** Starts listening; resolves with the base URL (http://host:port). */
   listen(): Promise<string>
-  /** Stops accepting, closes every socket with 1001 (going away), then the HTTP server. */
+  /** Stops accepting, closes every socket with 1001 (going away), then the HTTP server and the database. */
   close(): Promise<void>
 }
 
 const wsPaths = new Set(['/v2', '/v2/'])
 const wsCloseGoingAway = 1001
 
-export function createExchangeServer(
+export async function createExchangeServer(
   config: ExchangeConfig,
   clock: Clock = systemClock,
-): ExchangeServer {
+): Promise<ExchangeServer> {
   const startedMs = clock.nowMs()
+  const storage = await openStorage(
+    config.dataDir === undefined && config.databaseUrl === undefined
+      ? { kind: 'embedded', dataDir: undefined }
+      : storageLocation(config.dataDir ?? '.', config.databaseUrl),
+  )
+  const secretKey =
+    config.dataDir === undefined && config.secretKeyHex === undefined
+      ? randomBytes(32) // in-memory server: nothing outlives the process
+      : loadSecretKey(config.dataDir ?? '.', config.secretKeyHex)
+  const accounts = new AccountStore(storage, createSecretBox(secretKey), () => clock.nowMs())
+  const rateLimiter = new RateLimiter()
+  const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))
+
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: {
+      level: config.logLevel,
+      // Secrets never reach the log.
+      redact: [
+        'req.headers["bitvavo-access-signature"]',
+        'req.headers.authorization',
+        '*.password',
+        '*.secret',
+      ],
+    },
     disableRequestLogging: true,
-    // Protocol errors are ours to shape; Fastify's own 400s for bad JSON are mapped below.
     return503OnClosing: true,
   })
 
@@ -38,7 +70,12 @@ export function createExchangeServer(
   app.get('/', async () => index)
   app.get('/v2', async () => index)
   app.get('/health', async () => ({ status: 'ok', uptimeMs: clock.nowMs() - startedMs }))
-  app.get('/v2/time', async () => ({ time: clock.nowMs() }))
+  registerRestRoutes(app, {
+    actions,
+    rateLimiter,
+    findApiKey: (key) => accounts.findApiKey(key),
+    nowMs: clock.nowMs,
+  })
 
   app.setNotFoundHandler((request, reply) => {
     request.log.debug({ method: request.method, url: request.url }, 'unknown endpoint')
@@ -53,12 +90,26 @@ export function createExchangeServer(
       const { status, body } = protocolError(102)
       return reply.code(status).send(body)
     }
+    if (
+      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ||
+      error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+    ) {
+      const { status, body } = protocolError(102)
+      return reply.code(status).send(body)
+    }
     request.log.error({ err: error }, 'unhandled error')
     const { status, body } = protocolError(101)
     return reply.code(status).send(body)
   })
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.wsMessageBytesMax })
+  const wsDeps = {
+    actions,
+    rateLimiter,
+    findApiKey: (key: string) => accounts.findApiKey(key),
+    nowMs: clock.nowMs,
+    marketExists: () => false,
+  }
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname
     if (!wsPaths.has(path)) {
@@ -68,55 +119,26 @@ export function createExchangeServer(
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request))
   }
   app.server.on('upgrade', onUpgrade)
-  wss.on('connection', (ws) => {
-    ws.on('message', (data, isBinary) => onMessage(ws, data, isBinary))
+  wss.on('connection', (ws, request: IncomingMessage) => {
+    const connection = new WsConnection(ws, request.socket.remoteAddress ?? 'unknown', wsDeps)
+    // Requests of one connection are answered in the order they arrive.
+    let queue = Promise.resolve()
+    ws.on('message', (data, isBinary) => {
+      const text = isBinary ? '' : data.toString()
+      queue = queue
+        .then(() => connection.onMessage(text))
+        .catch((error: unknown) => {
+          app.log.error({ err: error }, 'websocket request failed')
+          connection.send(JSON.stringify(protocolError(101).body))
+        })
+    })
     ws.on('error', (error) => app.log.debug({ err: error }, 'websocket error'))
   })
 
-  // Replies echo `requestId` as the exact token received: ccxt sends ~17-digit ids beyond 2^53.
-  function reply(
-    ws: WebSocket,
-    message: { action: string; [key: string]: unknown },
-    requestIdToken?: string,
-  ): void {
-    ws.send(encodeWsMessage(message, requestIdToken))
-  }
-
-  function onMessage(ws: WebSocket, data: RawData, isBinary: boolean): void {
-    const text = isBinary ? undefined : data.toString()
-    let message: unknown
-    try {
-      message = text === undefined ? undefined : JSON.parse(text)
-    } catch {
-      message = undefined
-    }
-    if (
-      text === undefined ||
-      typeof message !== 'object' ||
-      message === null ||
-      Array.isArray(message)
-    ) {
-      ws.send(JSON.stringify(protocolError(102).body))
-      return
-    }
-    const requestIdToken = readRequestIdToken(text)
-    const action = (message as { action?: unknown }).action
-    if (typeof action !== 'string') {
-      const requestId = (message as { requestId?: unknown }).requestId
-      ws.send(JSON.stringify({ requestId, ...protocolError(203, { param: 'action' }).body }))
-      return
-    }
-    switch (action) {
-      case 'getTime':
-        reply(ws, { action, response: { time: clock.nowMs() } }, requestIdToken)
-        return
-      default:
-        reply(ws, { action, ...protocolError(415).body }, requestIdToken)
-    }
-  }
-
   return {
     app,
+    accounts,
+    storage,
     async listen() {
       await app.listen({ host: config.host, port: config.port })
       const address = app.server.address()
@@ -130,6 +152,7 @@ export function createExchangeServer(
       for (const ws of wss.clients) ws.close(wsCloseGoingAway, 'server shutting down')
       await new Promise<void>((resolve) => wss.close(() => resolve()))
       await app.close()
+      await storage.close()
     },
   }
 }

@@ -9,8 +9,8 @@ let server: ExchangeServer
 let baseUrl: string
 
 beforeAll(async () => {
-  server = createExchangeServer(
-    { ...defaultConfig, port: 0, logLevel: 'silent', wsMessageBytesMax: 1024 },
+  server = await createExchangeServer(
+    { ...defaultConfig, port: 0, logLevel: 'silent', wsMessageBytesMax: 1024, dataDir: undefined },
     { nowMs: () => fixedNowMs },
   )
   baseUrl = await server.listen()
@@ -51,7 +51,7 @@ describe('REST', () => {
   })
 
   it('a JSON body that does not parse answers errorCode 102 with HTTP 400', async () => {
-    const response = await fetch(`${baseUrl}/v2/time`, {
+    const response = await fetch(`${baseUrl}/v2/order`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"market":',
@@ -122,7 +122,12 @@ describe('WebSocket', () => {
 
 describe('shutdown', () => {
   it('closes open sockets with 1001 (going away)', async () => {
-    const other = createExchangeServer({ ...defaultConfig, port: 0, logLevel: 'silent' })
+    const other = await createExchangeServer({
+      ...defaultConfig,
+      port: 0,
+      logLevel: 'silent',
+      dataDir: undefined,
+    })
     const url = await other.listen()
     const ws = new WebSocket(`${url.replace('http', 'ws')}/v2`)
     await new Promise((resolve) => ws.once('open', resolve))

@@ -3,6 +3,7 @@
 // after the first look-up because every signed request needs one.
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
+import type { Permission as ProtocolPermission } from '@polder/protocol'
 import type { SqlDriver } from '../storage/sqlDriver.ts'
 import type { SecretBox } from './secretBox.ts'
 
@@ -15,8 +16,9 @@ const scryptAsync = promisify(scrypt) as (
 const scryptParams = { N: 16_384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }
 const scryptKeyBytes = 32
 
-export const permissions = ['view', 'trade', 'withdraw'] as const
-export type Permission = (typeof permissions)[number]
+/** A key's permissions: the protocol's, less `none` (which marks public endpoints). */
+export type Permission = Exclude<ProtocolPermission, 'none'>
+export const permissions: readonly Permission[] = ['view', 'trade', 'withdraw']
 
 /** `id` is a small integer: the engine identifies accounts by number. */
 export type Account = { id: number; email: string; feeTier: number; createdAtMs: number }

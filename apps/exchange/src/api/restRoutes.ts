@@ -1,0 +1,144 @@
+// REST under /v2, driven by the protocol's endpoint table: route match (110), rate limit with
+// headers on every response (105 when banned), signature check for private endpoints
+// (300-312), parameter validation (200-206), then the shared action handler.
+import {
+  matchRestEndpoint,
+  protocolError,
+  restAuthHeaders,
+  restEndpointWeight,
+  safeParse,
+} from '@polder/protocol'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { ApiKeyRecord } from '../accounts/accountStore.ts'
+import { verifySignedRequest } from '../auth/signature.ts'
+import { type RateLimiter, rateLimitHeaders } from '../limits/rateLimiter.ts'
+import type { ActionRegistry, ActionResult, Caller } from './actions.ts'
+
+export type RestDeps = {
+  actions: ActionRegistry
+  rateLimiter: RateLimiter
+  findApiKey: (key: string) => Promise<ApiKeyRecord | undefined>
+  nowMs: () => number
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    rawBody?: string
+  }
+}
+
+/** Largest REST request body, in bytes. */
+export const restBodyBytesMax = 64 * 1024
+
+export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
+  // Keep the raw body: signatures cover the exact bytes sent, not a re-serialisation.
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: restBodyBytesMax },
+    (request, body, done) => {
+      request.rawBody = body as string
+      done(null, body)
+    },
+  )
+
+  app.route({
+    method: ['GET', 'POST', 'PUT', 'DELETE'],
+    url: '/v2/*',
+    handler: (request, reply) => handle(request, reply, deps),
+  })
+}
+
+function send(reply: FastifyReply, result: ActionResult): FastifyReply {
+  return result.ok
+    ? reply.code(200).send(result.response)
+    : reply.code(result.status).send(result.body)
+}
+
+async function handle(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: RestDeps,
+): Promise<FastifyReply> {
+  const target = request.url
+  const queryStart = target.indexOf('?')
+  const path = queryStart < 0 ? target : target.slice(0, queryStart)
+  const rawQuery = queryStart < 0 ? '' : target.slice(queryStart + 1)
+  const match = matchRestEndpoint(request.method, path.slice('/v2'.length))
+  if (match === undefined) return send(reply, { ok: false, ...protocolError(110) })
+  const { endpoint } = match
+
+  const headers = request.headers
+  const keyHeader = headers['bitvavo-access-key']
+  const params: Record<string, unknown> = {}
+  if (endpoint.requestIn === 'query') {
+    for (const [name, value] of new URLSearchParams(rawQuery)) params[name] = value
+  } else if (request.rawBody !== undefined && request.rawBody.length > 0) {
+    let body: unknown
+    try {
+      body = JSON.parse(request.rawBody)
+    } catch {
+      body = undefined
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      return send(reply, { ok: false, ...protocolError(102) })
+    }
+    Object.assign(params, body)
+  }
+
+  const nowMs = deps.nowMs()
+  const caller = typeof keyHeader === 'string' ? `key:${keyHeader}` : `ip:${request.ip}`
+  const decision = deps.rateLimiter.charge(caller, restEndpointWeight(endpoint, params), nowMs)
+  reply.headers(rateLimitHeaders(decision))
+  if (!decision.allowed) {
+    return send(reply, { ok: false, ...protocolError(105, { expiryInMs: decision.bannedUntilMs }) })
+  }
+
+  let authenticated: Caller
+  if (endpoint.auth === 'private') {
+    if (keyHeader === undefined) return send(reply, { ok: false, ...protocolError(300) })
+    const parsedHeaders = safeParse(restAuthHeaders, headers)
+    if (!parsedHeaders.success)
+      return send(reply, {
+        ok: false,
+        status: parsedHeaders.error.status,
+        body: parsedHeaders.error.body,
+      })
+    const auth = await verifySignedRequest(
+      {
+        key: parsedHeaders.data['bitvavo-access-key'],
+        signature: parsedHeaders.data['bitvavo-access-signature'],
+        timestampMs: parsedHeaders.data['bitvavo-access-timestamp'],
+        windowMs: parsedHeaders.data['bitvavo-access-window'],
+        method: request.method,
+        path: target,
+        body: request.rawBody ?? '',
+      },
+      nowMs,
+      deps.findApiKey,
+      undefined,
+    )
+    if (!auth.ok) return send(reply, { ok: false, ...protocolError(auth.errorCode) })
+    authenticated = { accountId: auth.apiKey.accountId, permissions: auth.apiKey.permissions }
+  }
+
+  if (endpoint.pathParams !== undefined) {
+    const parsedPath = safeParse(endpoint.pathParams, match.pathParams, { location: 'query' })
+    if (!parsedPath.success)
+      return send(reply, {
+        ok: false,
+        status: parsedPath.error.status,
+        body: parsedPath.error.body,
+      })
+  }
+  const parsed = safeParse(endpoint.request, params, { location: endpoint.requestIn })
+  if (!parsed.success)
+    return send(reply, { ok: false, status: parsed.error.status, body: parsed.error.body })
+  const action = endpoint.wsAction
+  if (action === undefined) return send(reply, { ok: false, ...protocolError(110) })
+  const result = await deps.actions.run(
+    action,
+    { ...(parsed.data as object), ...match.pathParams },
+    authenticated,
+  )
+  return send(reply, result)
+}

@@ -1,0 +1,155 @@
+// One WebSocket connection speaking protocol §6: flat JSON requests, `{action, requestId,
+// response}` replies, `{action, requestId, errorCode, error}` errors that leave the connection
+// usable, `authenticate` for the whole connection, and subscriptions.
+import {
+  encodeWsMessage,
+  type ProtocolErrorReply,
+  protocolError,
+  readRequestIdToken,
+  restEndpointWeight,
+  type SubscriptionChannel,
+  safeParse,
+  wsRequest,
+} from '@polder/protocol'
+import type { WebSocket } from 'ws'
+import type { ApiKeyRecord } from '../accounts/accountStore.ts'
+import { verifySignedRequest, websocketSignedRequest } from '../auth/signature.ts'
+import type { RateLimiter } from '../limits/rateLimiter.ts'
+import { type ActionRegistry, type Caller, endpointOfAction } from './actions.ts'
+import { ConnectionSubscriptions, TooManySubscriptionsError } from './subscriptions.ts'
+
+export type WsDeps = {
+  actions: ActionRegistry
+  rateLimiter: RateLimiter
+  findApiKey: (key: string) => Promise<ApiKeyRecord | undefined>
+  nowMs: () => number
+  /** Whether a market id is listed; subscriptions to unknown markets are refused (205). */
+  marketExists: (market: string) => boolean
+}
+
+/** Weight of a subscribe/unsubscribe or authenticate request (not in the REST table). */
+const controlWeight = 1
+
+export class WsConnection {
+  readonly #socket: WebSocket
+  readonly #deps: WsDeps
+  readonly #ip: string
+  readonly subscriptions = new ConnectionSubscriptions()
+  caller: Caller
+  #apiKey: string | undefined
+
+  constructor(socket: WebSocket, ip: string, deps: WsDeps) {
+    this.#socket = socket
+    this.#ip = ip
+    this.#deps = deps
+  }
+
+  send(text: string | Buffer): void {
+    this.#socket.send(text)
+  }
+
+  async onMessage(text: string): Promise<void> {
+    let message: unknown
+    try {
+      message = JSON.parse(text)
+    } catch {
+      message = undefined
+    }
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+      this.send(JSON.stringify(protocolError(102).body))
+      return
+    }
+    const requestIdToken = readRequestIdToken(text)
+    const record = message as Record<string, unknown>
+    const action = typeof record.action === 'string' ? record.action : undefined
+    const fail = (reply: ProtocolErrorReply): void => {
+      if (action === undefined) {
+        this.send(JSON.stringify({ requestId: record.requestId, ...reply.body }))
+      } else this.send(encodeWsMessage({ action, ...reply.body }, requestIdToken))
+    }
+
+    const parsed = safeParse(wsRequest, message, { location: 'ws' })
+    if (!parsed.success) {
+      fail({ status: parsed.error.status, body: parsed.error.body })
+      return
+    }
+    const request = parsed.data
+    const endpoint = endpointOfAction.get(request.action)
+    const weight = endpoint
+      ? restEndpointWeight(endpoint, request as { market?: unknown })
+      : controlWeight
+    const caller = this.#apiKey ? `key:${this.#apiKey}` : `ip:${this.#ip}`
+    const decision = this.#deps.rateLimiter.charge(caller, weight, this.#deps.nowMs())
+    if (!decision.allowed) {
+      fail(protocolError(105, { expiryInMs: decision.bannedUntilMs }))
+      return
+    }
+
+    switch (request.action) {
+      case 'authenticate': {
+        const result = await verifySignedRequest(
+          websocketSignedRequest(request.key, request.signature, request.timestamp, request.window),
+          this.#deps.nowMs(),
+          this.#deps.findApiKey,
+          undefined,
+        )
+        if (!result.ok) {
+          fail(protocolError(result.errorCode))
+          return
+        }
+        this.#apiKey = result.apiKey.key
+        this.caller = { accountId: result.apiKey.accountId, permissions: result.apiKey.permissions }
+        this.send(JSON.stringify({ event: 'authenticate', authenticated: true }))
+        return
+      }
+      case 'subscribe':
+      case 'unsubscribe': {
+        const channels = request.channels as SubscriptionChannel[]
+        const refusal = this.#checkChannels(channels, request.action === 'subscribe')
+        if (refusal) {
+          fail(refusal)
+          return
+        }
+        try {
+          if (request.action === 'subscribe') this.subscriptions.subscribe(channels)
+          else this.subscriptions.unsubscribe(channels)
+        } catch (error) {
+          if (!(error instanceof TooManySubscriptionsError)) throw error
+          fail(protocolError(205, { param: 'channels' }))
+          return
+        }
+        const event = request.action === 'subscribe' ? 'subscribed' : 'unsubscribed'
+        this.send(JSON.stringify({ event, subscriptions: this.subscriptions.describe() }))
+        return
+      }
+      default: {
+        const {
+          action: _action,
+          requestId: _requestId,
+          ...params
+        } = request as Record<string, unknown>
+        const result = await this.#deps.actions.run(request.action, params, this.caller)
+        if (result.ok) {
+          this.send(
+            encodeWsMessage({ action: request.action, response: result.response }, requestIdToken),
+          )
+        } else fail(result)
+      }
+    }
+  }
+
+  #checkChannels(
+    channels: readonly SubscriptionChannel[],
+    subscribing: boolean,
+  ): ProtocolErrorReply | undefined {
+    for (const channel of channels) {
+      if (channel.name === 'account' && subscribing && this.caller === undefined)
+        return protocolError(300)
+      if (channel.markets === '*') continue
+      for (const market of channel.markets) {
+        if (!this.#deps.marketExists(market)) return protocolError(205, { param: 'market' })
+      }
+    }
+    return undefined
+  }
+}
