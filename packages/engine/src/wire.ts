@@ -1,0 +1,211 @@
+// The edge between decimal strings (protocol §4) and the engine's integer commands and states.
+// The server parses request parameters with these functions (errors 205 and 429 come from here;
+// every other validation is in the engine) and formats engine states for responses and events.
+
+import { formatDecimal, parseDecimal } from './decimal.ts'
+import { ErrorCode, type Rejection, reject } from './errors.ts'
+import type { MarketSpec } from './market.ts'
+import type { OrderState } from './order.ts'
+import type {
+  OrderType,
+  PlaceOrder,
+  SelfTradePrevention,
+  Side,
+  TimeInForce,
+  TriggerReference,
+  TriggerType,
+  UpdateOrder,
+} from './types.ts'
+
+/** Create-order parameters as they arrive on the wire (protocol §4.1). */
+export interface WirePlaceOrder {
+  readonly side: Side
+  readonly orderType: OrderType
+  readonly clientOrderId?: string
+  readonly operatorId?: number
+  readonly amount?: string
+  readonly amountQuote?: string
+  readonly price?: string
+  readonly triggerAmount?: string
+  readonly triggerType?: TriggerType
+  readonly triggerReference?: TriggerReference
+  readonly timeInForce?: TimeInForce
+  readonly postOnly?: boolean
+  readonly selfTradePrevention?: SelfTradePrevention
+  readonly disableMarketProtection?: boolean
+}
+
+export interface WireUpdateOrder {
+  readonly orderId?: string
+  readonly clientOrderId?: string
+  readonly amount?: string
+  readonly amountRemaining?: string
+  readonly amountQuote?: string
+  readonly price?: string
+  readonly triggerAmount?: string
+  readonly timeInForce?: TimeInForce
+  readonly selfTradePrevention?: SelfTradePrevention
+  readonly postOnly?: boolean
+}
+
+/** What the server adds to a request: time, ids and the account's fee tier. */
+export interface PlaceContext {
+  readonly timestamp: number
+  readonly orderId: string
+  readonly accountId: number
+  readonly makerFeePpm: number
+  readonly takerFeePpm: number
+}
+
+type Scale = 'price' | 'base' | 'quote'
+
+function toUnits(spec: MarketSpec, name: string, text: unknown, scale: Scale): number | Rejection {
+  if (typeof text !== 'string') return reject(ErrorCode.parameterInvalid, name)
+  const decimals =
+    scale === 'price'
+      ? spec.priceDecimals
+      : scale === 'base'
+        ? spec.quantityDecimals
+        : spec.notionalDecimals
+  const parsed = parseDecimal(text, decimals)
+  if (!parsed.ok) {
+    return reject(
+      parsed.errorCode === 429 ? ErrorCode.tooManyDecimals : ErrorCode.parameterInvalid,
+      name,
+    )
+  }
+  return scale === 'quote' ? parsed.units * spec.quotePerNotional : parsed.units
+}
+
+const priceFields = ['price', 'triggerAmount'] as const
+
+/** Converts wire create-order parameters into an engine command (or error 205 / 429). */
+export function placeOrderFromWire(
+  spec: MarketSpec,
+  params: WirePlaceOrder,
+  context: PlaceContext,
+): PlaceOrder | Rejection {
+  const units: Record<string, number> = {}
+  const fields: readonly [string, string | undefined, Scale][] = [
+    ['amount', params.amount, 'base'],
+    ['amountQuote', params.amountQuote, 'quote'],
+    [priceFields[0], params.price, 'price'],
+    [priceFields[1], params.triggerAmount, 'price'],
+  ]
+  for (const [name, text, scale] of fields) {
+    if (text === undefined) continue
+    const value = toUnits(spec, name, text, scale)
+    if (typeof value !== 'number') return value
+    units[name] = value
+  }
+  return {
+    type: 'placeOrder',
+    timestamp: context.timestamp,
+    market: spec.market,
+    orderId: context.orderId,
+    accountId: context.accountId,
+    makerFeePpm: context.makerFeePpm,
+    takerFeePpm: context.takerFeePpm,
+    side: params.side,
+    orderType: params.orderType,
+    ...(params.operatorId === undefined ? {} : { operatorId: params.operatorId }),
+    ...(params.clientOrderId === undefined ? {} : { clientOrderId: params.clientOrderId }),
+    ...units,
+    ...(params.triggerType === undefined ? {} : { triggerType: params.triggerType }),
+    ...(params.triggerReference === undefined ? {} : { triggerReference: params.triggerReference }),
+    ...(params.timeInForce === undefined ? {} : { timeInForce: params.timeInForce }),
+    ...(params.postOnly === undefined ? {} : { postOnly: params.postOnly }),
+    ...(params.selfTradePrevention === undefined
+      ? {}
+      : { selfTradePrevention: params.selfTradePrevention }),
+    ...(params.disableMarketProtection === undefined
+      ? {}
+      : { disableMarketProtection: params.disableMarketProtection }),
+  }
+}
+
+/** Converts wire update parameters into an engine command (or error 205 / 429). */
+export function updateOrderFromWire(
+  spec: MarketSpec,
+  params: WireUpdateOrder,
+  context: { readonly timestamp: number; readonly accountId: number },
+): UpdateOrder | Rejection {
+  const units: Record<string, number> = {}
+  const fields: readonly [string, string | undefined, Scale][] = [
+    ['amount', params.amount, 'base'],
+    ['amountRemaining', params.amountRemaining, 'base'],
+    ['amountQuote', params.amountQuote, 'quote'],
+    ['price', params.price, 'price'],
+    ['triggerAmount', params.triggerAmount, 'price'],
+  ]
+  for (const [name, text, scale] of fields) {
+    if (text === undefined) continue
+    const value = toUnits(spec, name, text, scale)
+    if (typeof value !== 'number') return value
+    units[name] = value
+  }
+  return {
+    type: 'updateOrder',
+    timestamp: context.timestamp,
+    market: spec.market,
+    accountId: context.accountId,
+    ...(params.orderId === undefined ? {} : { orderId: params.orderId }),
+    ...(params.clientOrderId === undefined ? {} : { clientOrderId: params.clientOrderId }),
+    ...units,
+    ...(params.timeInForce === undefined ? {} : { timeInForce: params.timeInForce }),
+    ...(params.selfTradePrevention === undefined
+      ? {}
+      : { selfTradePrevention: params.selfTradePrevention }),
+    ...(params.postOnly === undefined ? {} : { postOnly: params.postOnly }),
+  }
+}
+
+export const formatPrice = (spec: MarketSpec, units: number): string =>
+  formatDecimal(units, spec.priceDecimals)
+export const formatAmount = (spec: MarketSpec, units: number): string =>
+  formatDecimal(units, spec.quantityDecimals)
+export const formatQuote = (spec: MarketSpec, units: number): string =>
+  formatDecimal(units, spec.quoteDecimals)
+
+/**
+ * The protocol §4.2 order fields as decimal strings, for the server to complete with
+ * `fills`, `onHold` and `onHoldCurrency` (balances live in the server). Absent fields are left out.
+ */
+export function orderToWire(spec: MarketSpec, state: OrderState): Record<string, unknown> {
+  const wire: Record<string, unknown> = {
+    orderId: state.orderId,
+    market: state.market,
+    created: state.created,
+    updated: state.updated,
+    status: state.status,
+    side: state.side,
+    orderType: state.orderType,
+  }
+  if (state.clientOrderId !== null) wire.clientOrderId = state.clientOrderId
+  if (state.amount !== null) wire.amount = formatAmount(spec, state.amount)
+  if (state.amountRemaining !== null)
+    wire.amountRemaining = formatAmount(spec, state.amountRemaining)
+  if (state.amountQuote !== null) wire.amountQuote = formatQuote(spec, state.amountQuote)
+  if (state.amountQuoteRemaining !== null) {
+    wire.amountQuoteRemaining = formatQuote(spec, state.amountQuoteRemaining)
+  }
+  if (state.price !== null) wire.price = formatPrice(spec, state.price)
+  if (state.triggerAmount !== null) {
+    wire.triggerAmount = formatPrice(spec, state.triggerAmount)
+    wire.triggerType = state.triggerType
+    wire.triggerReference = state.triggerReference
+  }
+  if (state.triggerPrice !== null) wire.triggerPrice = formatPrice(spec, state.triggerPrice)
+  wire.filledAmount = formatAmount(spec, state.filledAmount)
+  wire.filledAmountQuote = formatQuote(spec, state.filledAmountQuote)
+  wire.feePaid = formatQuote(spec, state.feePaid)
+  wire.feeCurrency = state.feeCurrency
+  wire.selfTradePrevention = state.selfTradePrevention
+  wire.visible = state.visible
+  wire.timeInForce = state.timeInForce
+  wire.postOnly = state.postOnly
+  wire.disableMarketProtection = state.disableMarketProtection
+  wire.operatorId = state.operatorId
+  if (state.restatementReason !== null) wire.restatementReason = state.restatementReason
+  return wire
+}
