@@ -1,0 +1,331 @@
+// The exchange's state machine: the matching engine plus the ledger and the per-order holds
+// that make every order funded. `apply` is deterministic: the server journals each command it
+// accepts, and replaying the journal through a fresh core rebuilds books, orders, balances and
+// nonces exactly. Nothing here does I/O or reads a clock; times arrive in the commands.
+
+import {
+  type AddMarket,
+  type CancelOrder,
+  type CancelOrders,
+  Engine,
+  type EngineEvent,
+  EventLog,
+  type FillEvent,
+  type FlushBook,
+  feeFor,
+  type MarketSpec,
+  type OrderState,
+  type OrderType,
+  type PlaceOrder,
+  type SetMarketStatus,
+  type Side,
+  type UpdateOrder,
+} from '@polder/engine'
+import { protocolError } from '@polder/protocol'
+import {
+  InsufficientBalanceError,
+  Ledger,
+  LedgerInvariantError,
+  toLedgerUnits,
+} from '../ledger/ledger.ts'
+
+export type Deposit = {
+  type: 'deposit'
+  timestamp: number
+  accountId: number
+  asset: string
+  /** Ledger units (10^-18) as a decimal integer string: JSON has no bigint. */
+  amount: string
+  reference: string
+}
+
+export type Withdraw = Omit<Deposit, 'type'> & { type: 'withdraw' }
+
+export type CoreCommand =
+  | AddMarket
+  | SetMarketStatus
+  | PlaceOrder
+  | UpdateOrder
+  | CancelOrder
+  | CancelOrders
+  | FlushBook
+  | Deposit
+  | Withdraw
+
+export type CoreOutcome =
+  | { ok: true; events: EngineEvent[]; orderIds?: readonly string[] }
+  | { ok: false; errorCode: number; error: string }
+
+/** Funds held for one open order. */
+type Hold = { accountId: number; asset: string; remaining: bigint; takerFeePpm: number }
+
+type OrderShape = {
+  side: Side
+  orderType: OrderType
+  amountRemaining: number | null
+  amountQuoteRemaining: number | null
+  price: number | null
+}
+
+const openStatuses = new Set(['new', 'partiallyFilled', 'awaitingTrigger'])
+
+function insufficient(): CoreOutcome {
+  return { ok: false, ...protocolError(216).body }
+}
+
+/**
+ * What an order must hold, in ledger units of the asset it spends: base for a sell, quote plus
+ * the taker fee for a buy. 'all' marks an order whose cost is unknown until it executes (a
+ * market buy by amount, a sell by amountQuote): it holds the whole available balance and gives
+ * back the rest when it closes, within the same command. A stopLoss/takeProfit buy by amount
+ * fires later at an unknown price, so it holds for the market's maxPrice: the only bound that
+ * keeps every fill funded.
+ */
+export function holdRequirement(
+  spec: MarketSpec,
+  order: OrderShape,
+  takerFeePpm: number,
+): bigint | 'all' {
+  if (order.side === 'sell') {
+    return order.amountRemaining === null
+      ? 'all'
+      : toLedgerUnits(order.amountRemaining, spec.quantityDecimals)
+  }
+  const quoteWithFee = (quoteUnits: number): bigint =>
+    toLedgerUnits(
+      quoteUnits + feeFor(quoteUnits, takerFeePpm, spec.quotePerNotional),
+      spec.quoteDecimals,
+    )
+  if (order.amountRemaining === null) return quoteWithFee(order.amountQuoteRemaining ?? 0)
+  if (order.orderType === 'market') return 'all'
+  const price = order.price ?? spec.maxPrice
+  return quoteWithFee(price * order.amountRemaining * spec.quotePerPriceBase)
+}
+
+export class ExchangeCore {
+  readonly #log = new EventLog()
+  readonly engine = new Engine({ book: 'fast', sink: this.#log })
+  readonly ledger = new Ledger()
+  readonly #holds = new Map<string, Hold>()
+
+  /** Funds still held for an open order, in ledger units, or 0n. */
+  heldFor(market: string, orderId: string): bigint {
+    return this.#holds.get(`${market} ${orderId}`)?.remaining ?? 0n
+  }
+
+  apply(command: CoreCommand): CoreOutcome {
+    switch (command.type) {
+      case 'deposit':
+      case 'withdraw':
+        return this.#transfer(command)
+      case 'placeOrder':
+        return this.#place(command)
+      case 'updateOrder':
+        return this.#update(command)
+      default: {
+        const result = this.engine.execute(command)
+        const events = this.#log.take()
+        if (!result.ok) return result
+        this.#settle(events)
+        return { ok: true, events, ...('orderIds' in result ? { orderIds: result.orderIds } : {}) }
+      }
+    }
+  }
+
+  #transfer(command: Deposit | Withdraw): CoreOutcome {
+    const amount = BigInt(command.amount)
+    if (amount <= 0n) return { ok: false, ...protocolError(205, { param: 'amount' }).body }
+    try {
+      if (command.type === 'deposit') {
+        this.ledger.deposit(
+          command.accountId,
+          command.asset,
+          amount,
+          command.reference,
+          command.timestamp,
+        )
+      } else
+        this.ledger.withdraw(
+          command.accountId,
+          command.asset,
+          amount,
+          command.reference,
+          command.timestamp,
+        )
+    } catch (error) {
+      if (error instanceof InsufficientBalanceError)
+        return { ok: false, ...protocolError(408).body }
+      throw error
+    }
+    return { ok: true, events: [] }
+  }
+
+  #place(command: PlaceOrder): CoreOutcome {
+    const spec = this.engine.market(command.market)
+    let need = 0n
+    let asset = ''
+    if (spec !== null) {
+      asset = command.side === 'buy' ? spec.quote : spec.base
+      const available = this.ledger.balance(command.accountId, asset).available
+      const required = holdRequirement(
+        spec,
+        {
+          side: command.side,
+          orderType: command.orderType,
+          amountRemaining: command.amount ?? null,
+          amountQuoteRemaining: command.amountQuote ?? null,
+          price: command.price ?? null,
+        },
+        command.takerFeePpm,
+      )
+      need = required === 'all' ? available : required
+      // Checked before the engine runs, so a refusal changes nothing.
+      if (need > available || need === 0n) return insufficient()
+    }
+    const result = this.engine.execute(command)
+    const events = this.#log.take()
+    if (!result.ok) return result
+    this.ledger.hold(command.accountId, asset, need, command.orderId, command.timestamp)
+    this.#holds.set(`${command.market} ${command.orderId}`, {
+      accountId: command.accountId,
+      asset,
+      remaining: need,
+      takerFeePpm: command.takerFeePpm,
+    })
+    this.#settle(events)
+    return { ok: true, events }
+  }
+
+  #update(command: UpdateOrder): CoreOutcome {
+    const spec = this.engine.market(command.market)
+    const current = spec && this.#findOpenOrder(command)
+    let delta = 0n
+    let hold: Hold | undefined
+    if (spec && current) {
+      hold = this.#holds.get(`${command.market} ${current.orderId}`)
+      if (hold === undefined)
+        throw new LedgerInvariantError(`open order ${current.orderId} has no hold`)
+      const amountRemaining =
+        command.amountRemaining ??
+        (command.amount !== undefined
+          ? command.amount - current.filledAmount
+          : current.amountRemaining)
+      const amountQuoteRemaining =
+        command.amountQuote !== undefined
+          ? command.amountQuote - current.filledAmountQuote
+          : current.amountQuoteRemaining
+      const required = holdRequirement(
+        spec,
+        {
+          side: current.side,
+          orderType: current.orderType,
+          amountRemaining,
+          amountQuoteRemaining,
+          price: command.price ?? current.price,
+        },
+        hold.takerFeePpm,
+      )
+      if (required !== 'all' && required > 0n) {
+        delta = required - hold.remaining
+        if (delta > this.ledger.balance(hold.accountId, hold.asset).available) return insufficient()
+      }
+    }
+    const result = this.engine.execute(command)
+    const events = this.#log.take()
+    if (!result.ok) return result
+    if (hold && current) {
+      if (delta > 0n)
+        this.ledger.hold(hold.accountId, hold.asset, delta, current.orderId, command.timestamp)
+      if (delta < 0n)
+        this.ledger.release(hold.accountId, hold.asset, -delta, current.orderId, command.timestamp)
+      hold.remaining += delta
+    }
+    this.#settle(events)
+    return { ok: true, events }
+  }
+
+  #findOpenOrder(command: UpdateOrder): OrderState | undefined {
+    if (command.clientOrderId !== undefined) {
+      return this.engine
+        .openOrders(command.market, command.accountId)
+        .find((order) => order.clientOrderId === command.clientOrderId)
+    }
+    const order =
+      command.orderId === undefined ? null : this.engine.getOrder(command.market, command.orderId)
+    return order && order.accountId === command.accountId && openStatuses.has(order.status)
+      ? order
+      : undefined
+  }
+
+  /** Moves funds for every trade of a command, then gives back what closed orders still hold. */
+  #settle(events: readonly EngineEvent[]): void {
+    let pending: FillEvent[] = []
+    const finalStatus = new Map<string, { orderId: string; market: string; timestamp: number }>()
+    for (const event of events) {
+      if (event.type === 'fill') pending.push(event)
+      else if (event.type === 'trade') {
+        this.#settleTrade(pending)
+        pending = []
+      } else if (event.type === 'order') {
+        const key = `${event.market} ${event.orderId}`
+        if (openStatuses.has(event.status)) finalStatus.delete(key)
+        else
+          finalStatus.set(key, {
+            orderId: event.orderId,
+            market: event.market,
+            timestamp: event.updated,
+          })
+      }
+    }
+    if (pending.length > 0) throw new LedgerInvariantError('fills without their trade')
+    for (const [key, order] of finalStatus) {
+      const hold = this.#holds.get(key)
+      if (hold === undefined) continue
+      if (hold.remaining > 0n) {
+        this.ledger.release(
+          hold.accountId,
+          hold.asset,
+          hold.remaining,
+          order.orderId,
+          order.timestamp,
+        )
+      }
+      this.#holds.delete(key)
+    }
+  }
+
+  #settleTrade(fills: readonly FillEvent[]): void {
+    const buy = fills.find((fill) => fill.side === 'buy')
+    const sell = fills.find((fill) => fill.side === 'sell')
+    if (fills.length !== 2 || !buy || !sell)
+      throw new LedgerInvariantError('a trade needs one buy and one sell fill')
+    const spec = this.engine.market(buy.market)
+    if (spec === null) throw new LedgerInvariantError(`fill in unknown market ${buy.market}`)
+    const quote = toLedgerUnits(buy.quote, spec.quoteDecimals)
+    const base = toLedgerUnits(buy.amount, spec.quantityDecimals)
+    const buyerFee = toLedgerUnits(buy.fee, spec.quoteDecimals)
+    const sellerFee = toLedgerUnits(sell.fee, spec.quoteDecimals)
+    this.ledger.settleFill({
+      reference: `${buy.market} ${buy.fillId}`,
+      timestampMs: buy.timestamp,
+      base: spec.base,
+      quote: spec.quote,
+      buyer: buy.accountId,
+      seller: sell.accountId,
+      baseAmount: base,
+      quoteAmount: quote,
+      buyerFee,
+      sellerFee,
+    })
+    this.#spend(`${buy.market} ${buy.orderId}`, quote + buyerFee)
+    this.#spend(`${sell.market} ${sell.orderId}`, base)
+  }
+
+  #spend(key: string, amount: bigint): void {
+    const hold = this.#holds.get(key)
+    if (hold === undefined || hold.remaining < amount) {
+      throw new LedgerInvariantError(`order ${key} spent more than it held`)
+    }
+    hold.remaining -= amount
+  }
+}

@@ -1,0 +1,322 @@
+import type { MarketConfig, PlaceOrder } from '@polder/engine'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { type CoreCommand, ExchangeCore } from '../src/core/exchangeCore.ts'
+import { toLedgerUnits } from '../src/ledger/ledger.ts'
+
+const btcEur: MarketConfig = {
+  market: 'BTC-EUR',
+  base: 'BTC',
+  quote: 'EUR',
+  tickSize: '1',
+  quantityDecimals: 8,
+  notionalDecimals: 2,
+  pricePrecision: 0,
+  minOrderInBaseAsset: '0.0001',
+  maxOrderInBaseAsset: '50',
+  minOrderInQuoteAsset: '5',
+  maxOrderInQuoteAsset: '1000000',
+  maxPrice: '1000000',
+}
+
+const eur = (euros: number) => toLedgerUnits(Math.round(euros * 100), 2)
+const btc = (amount: number) => toLedgerUnits(Math.round(amount * 1e8), 8)
+const sats = (amount: number) => Math.round(amount * 1e8)
+
+function coreWithMarket(): ExchangeCore {
+  const core = new ExchangeCore()
+  expect(core.apply({ type: 'addMarket', timestamp: 0, config: btcEur }).ok).toBe(true)
+  return core
+}
+
+function deposit(core: ExchangeCore, accountId: number, asset: string, amount: bigint): void {
+  const outcome = core.apply({
+    type: 'deposit',
+    timestamp: 1,
+    accountId,
+    asset,
+    amount: amount.toString(),
+    reference: `d${accountId}${asset}`,
+  })
+  expect(outcome.ok).toBe(true)
+}
+
+let orderSeq = 0
+function order(accountId: number, fields: Partial<PlaceOrder>): PlaceOrder {
+  orderSeq += 1
+  return {
+    type: 'placeOrder',
+    timestamp: 1_000 + orderSeq,
+    market: 'BTC-EUR',
+    orderId: `o${orderSeq}`,
+    accountId,
+    side: 'buy',
+    orderType: 'limit',
+    makerFeePpm: 1_500,
+    takerFeePpm: 2_500,
+    ...fields,
+  }
+}
+
+describe('exchange core: orders are funded by holds', () => {
+  it('a resting limit buy holds price × amount plus the taker fee', () => {
+    const core = coreWithMarket()
+    deposit(core, 1, 'EUR', eur(1000))
+    const buy = order(1, { price: 50_000, amount: sats(0.01) })
+    expect(core.apply(buy).ok).toBe(true)
+    // 500.00 EUR + 0.25% = 501.25 EUR
+    expect(core.ledger.balance(1, 'EUR')).toEqual({ available: eur(498.75), inOrder: eur(501.25) })
+    expect(core.heldFor('BTC-EUR', buy.orderId)).toBe(eur(501.25))
+    core.ledger.checkInvariant()
+  })
+
+  it('refuses an order the account cannot fund with 216, and nothing changes', () => {
+    const core = coreWithMarket()
+    deposit(core, 1, 'EUR', eur(100))
+    const buy = order(1, { price: 50_000, amount: sats(0.01) })
+    expect(core.apply(buy)).toMatchObject({ ok: false, errorCode: 216 })
+    expect(core.engine.openOrders('BTC-EUR')).toEqual([])
+    expect(core.ledger.balance(1, 'EUR')).toEqual({ available: eur(100), inOrder: 0n })
+  })
+
+  it('a fill moves base and quote, charges maker and taker fees, and releases what the buyer did not spend', () => {
+    const core = coreWithMarket()
+    deposit(core, 1, 'EUR', eur(1000))
+    deposit(core, 2, 'BTC', btc(1))
+    expect(core.apply(order(2, { side: 'sell', price: 40_000, amount: sats(0.01) })).ok).toBe(true)
+    // The buyer bids 50,000 but trades at the resting 40,000: 400.00 EUR + 1.00 EUR taker fee.
+    expect(core.apply(order(1, { side: 'buy', price: 50_000, amount: sats(0.01) })).ok).toBe(true)
+    expect(core.ledger.balance(1, 'EUR')).toEqual({ available: eur(599), inOrder: 0n })
+    expect(core.ledger.balance(1, 'BTC')).toEqual({ available: btc(0.01), inOrder: 0n })
+    // The maker seller receives 400.00 EUR less 0.60 EUR maker fee.
+    expect(core.ledger.balance(2, 'EUR')).toEqual({ available: eur(399.4), inOrder: 0n })
+    expect(core.ledger.balance(2, 'BTC')).toEqual({ available: btc(0.99), inOrder: 0n })
+    expect(core.ledger.balance('fees', 'EUR').available).toBe(eur(1.6))
+    core.ledger.checkInvariant()
+  })
+
+  it('a cancel gives the whole hold back', () => {
+    const core = coreWithMarket()
+    deposit(core, 1, 'BTC', btc(1))
+    const sell = order(1, { side: 'sell', price: 60_000, amount: sats(0.5) })
+    core.apply(sell)
+    expect(core.ledger.balance(1, 'BTC')).toEqual({ available: btc(0.5), inOrder: btc(0.5) })
+    expect(
+      core.apply({
+        type: 'cancelOrder',
+        timestamp: 2_000,
+        market: 'BTC-EUR',
+        accountId: 1,
+        orderId: sell.orderId,
+      }).ok,
+    ).toBe(true)
+    expect(core.ledger.balance(1, 'BTC')).toEqual({ available: btc(1), inOrder: 0n })
+  })
+
+  it('a market buy by amount holds the available balance for the command and gives back the rest', () => {
+    const core = coreWithMarket()
+    deposit(core, 1, 'EUR', eur(10_000))
+    deposit(core, 2, 'BTC', btc(1))
+    core.apply(order(2, { side: 'sell', price: 40_000, amount: sats(0.1) }))
+    expect(core.apply(order(1, { orderType: 'market', amount: sats(0.05) })).ok).toBe(true)
+    // 2,000.00 EUR + 5.00 EUR taker fee spent; nothing stays held.
+    expect(core.ledger.balance(1, 'EUR')).toEqual({ available: eur(7995), inOrder: 0n })
+    core.ledger.checkInvariant()
+  })
+
+  it('raising a resting buy price holds more; 216 when that cannot be funded, order unchanged', () => {
+    const core = coreWithMarket()
+    deposit(core, 1, 'EUR', eur(600))
+    const buy = order(1, { price: 50_000, amount: sats(0.01) })
+    core.apply(buy)
+    const raise = (price: number) =>
+      core.apply({
+        type: 'updateOrder',
+        timestamp: 3_000,
+        market: 'BTC-EUR',
+        accountId: 1,
+        orderId: buy.orderId,
+        price,
+      })
+    expect(raise(59_000)).toMatchObject({ ok: true })
+    expect(core.ledger.balance(1, 'EUR').inOrder).toBe(eur(591.475)) // 590.00 + 1.475 fee
+    expect(raise(70_000)).toMatchObject({ ok: false, errorCode: 216 })
+    expect(core.engine.getOrder('BTC-EUR', buy.orderId)?.price).toBe(59_000)
+    core.ledger.checkInvariant()
+  })
+
+  it('a withdrawal beyond the available balance is refused with 408', () => {
+    const core = coreWithMarket()
+    deposit(core, 1, 'EUR', eur(10))
+    const withdraw: CoreCommand = {
+      type: 'withdraw',
+      timestamp: 5,
+      accountId: 1,
+      asset: 'EUR',
+      amount: eur(11).toString(),
+      reference: 'w1',
+    }
+    expect(core.apply(withdraw)).toMatchObject({ ok: false, errorCode: 408 })
+  })
+})
+
+describe('exchange core: properties over random order streams', () => {
+  const accounts = [1, 2, 3, 4]
+  const command = fc.oneof(
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        kind: fc.constant('limit' as const),
+        account: fc.constantFrom(...accounts),
+        side: fc.constantFrom('buy' as const, 'sell' as const),
+        price: fc.integer({ min: 45_000, max: 55_000 }),
+        amount: fc.integer({ min: 10_000, max: 5_000_000 }),
+        postOnly: fc.boolean(),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('market' as const),
+        account: fc.constantFrom(...accounts),
+        side: fc.constantFrom('buy' as const, 'sell' as const),
+        amount: fc.integer({ min: 10_000, max: 5_000_000 }),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant('stop' as const),
+        account: fc.constantFrom(...accounts),
+        side: fc.constantFrom('buy' as const, 'sell' as const),
+        price: fc.integer({ min: 45_000, max: 55_000 }),
+        amount: fc.integer({ min: 10_000, max: 1_000_000 }),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('cancel' as const),
+        account: fc.constantFrom(...accounts),
+        pick: fc.nat(),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant('update' as const),
+        account: fc.constantFrom(...accounts),
+        pick: fc.nat(),
+        price: fc.integer({ min: 45_000, max: 55_000 }),
+      }),
+    },
+  )
+
+  it('after every command: the ledger balances, inOrder equals the holds of open orders, and a replay gives the same state', () => {
+    let tradesSeen = 0
+    fc.assert(
+      fc.property(fc.array(command, { minLength: 50, maxLength: 150 }), (steps) => {
+        const core = coreWithMarket()
+        const applied: CoreCommand[] = []
+        for (const account of accounts) {
+          for (const [asset, amount] of [
+            ['EUR', eur(20_000)],
+            ['BTC', btc(2)],
+          ] as const) {
+            const depositCommand: CoreCommand = {
+              type: 'deposit',
+              timestamp: 1,
+              accountId: account,
+              asset,
+              amount: amount.toString(),
+              reference: `d${account}${asset}`,
+            }
+            core.apply(depositCommand)
+            applied.push(depositCommand)
+          }
+        }
+        steps.forEach((step, index) => {
+          const timestamp = 10_000 + index
+          let next: CoreCommand
+          const open = core.engine.openOrders('BTC-EUR', step.account)
+          const picked = 'pick' in step ? open[step.pick % Math.max(open.length, 1)] : undefined
+          switch (step.kind) {
+            case 'limit':
+              next = order(step.account, {
+                timestamp,
+                side: step.side,
+                price: step.price,
+                amount: step.amount,
+                postOnly: step.postOnly,
+              })
+              break
+            case 'market':
+              next = order(step.account, {
+                timestamp,
+                side: step.side,
+                orderType: 'market',
+                amount: step.amount,
+              })
+              break
+            case 'stop':
+              next = order(step.account, {
+                timestamp,
+                side: step.side,
+                orderType: 'stopLossLimit',
+                price: step.price,
+                triggerAmount: step.price,
+                triggerType: 'price',
+                triggerReference: 'lastTrade',
+                amount: step.amount,
+              })
+              break
+            case 'cancel':
+              if (!picked) return
+              next = {
+                type: 'cancelOrder',
+                timestamp,
+                market: 'BTC-EUR',
+                accountId: step.account,
+                orderId: picked.orderId,
+              }
+              break
+            case 'update':
+              if (!picked || picked.price === null) return
+              next = {
+                type: 'updateOrder',
+                timestamp,
+                market: 'BTC-EUR',
+                accountId: step.account,
+                orderId: picked.orderId,
+                price: step.price,
+              }
+              break
+          }
+          const outcome = core.apply(next)
+          if (outcome.ok) {
+            applied.push(next)
+            tradesSeen += outcome.events.filter((event) => event.type === 'trade').length
+          }
+          core.ledger.checkInvariant()
+          for (const account of accounts) {
+            for (const asset of ['EUR', 'BTC']) {
+              const held = core.engine
+                .openOrders('BTC-EUR', account)
+                .filter((openOrder) => (openOrder.side === 'buy' ? 'EUR' : 'BTC') === asset)
+                .reduce((sum, openOrder) => sum + core.heldFor('BTC-EUR', openOrder.orderId), 0n)
+              expect(core.ledger.balance(account, asset).inOrder, `${account} ${asset}`).toBe(held)
+            }
+          }
+        })
+        const replayed = coreWithMarket()
+        for (const commandApplied of applied) expect(replayed.apply(commandApplied).ok).toBe(true)
+        expect(replayed.engine.stateHash()).toBe(core.engine.stateHash())
+        for (const account of accounts) {
+          expect(replayed.ledger.balances(account)).toEqual(core.ledger.balances(account))
+        }
+      }),
+      { seed: 20261122, numRuns: 40 },
+    )
+    expect(tradesSeen).toBeGreaterThan(100)
+  })
+})
