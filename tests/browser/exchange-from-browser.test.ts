@@ -4,6 +4,7 @@ import { type Browser, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../../apps/exchange/src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../../apps/exchange/src/server.ts'
+import { testListing } from '../../apps/exchange/test/fixtures/testListing.ts'
 import { chromiumArgs, ensureChromium } from '../../scripts/lib/chromium.ts'
 
 let browser: Browser
@@ -12,12 +13,15 @@ let baseUrl: string
 
 beforeAll(async () => {
   const executablePath = ensureChromium() // throws a ChromiumMissingError that says what to do
-  server = await createExchangeServer({
-    ...defaultConfig,
-    port: 0,
-    logLevel: 'silent',
-    dataDir: undefined,
-  })
+  server = await createExchangeServer(
+    {
+      ...defaultConfig,
+      port: 0,
+      logLevel: 'silent',
+      dataDir: undefined,
+    },
+    testListing,
+  )
   baseUrl = await server.listen()
   browser = await chromium.launch({ executablePath, args: chromiumArgs })
 })

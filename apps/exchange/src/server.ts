@@ -4,15 +4,19 @@ import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { protocolError } from '@polder/protocol'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import { WebSocketServer } from 'ws'
 import { AccountStore } from './accounts/accountStore.ts'
 import { createSecretBox, loadSecretKey } from './accounts/secretBox.ts'
 import { ActionRegistry, success } from './api/actions.ts'
+import { type Listing, registerExchangeActions } from './api/exchangeActions.ts'
+import { MarketDataHub } from './api/marketDataHub.ts'
 import { registerRestRoutes } from './api/restRoutes.ts'
 import { WsConnection } from './api/wsConnection.ts'
 import type { ExchangeConfig } from './config.ts'
+import { ExchangeService } from './core/exchangeService.ts'
 import { RateLimiter } from './limits/rateLimiter.ts'
+import { Journal } from './storage/journal.ts'
 import { openStorage, storageLocation } from './storage/openStorage.ts'
 import type { SqlDriver } from './storage/sqlDriver.ts'
 
@@ -23,6 +27,7 @@ export type ExchangeServer = {
   app: FastifyInstance
   accounts: AccountStore
   storage: SqlDriver
+  service: ExchangeService
   /** Starts listening; resolves with the base URL (http://host:port). */
   listen(): Promise<string>
   /** Stops accepting, closes every socket with 1001 (going away), then the HTTP server and the database. */
@@ -34,6 +39,7 @@ const wsCloseGoingAway = 1001
 
 export async function createExchangeServer(
   config: ExchangeConfig,
+  listing: Listing,
   clock: Clock = systemClock,
 ): Promise<ExchangeServer> {
   const startedMs = clock.nowMs()
@@ -48,7 +54,16 @@ export async function createExchangeServer(
       : loadSecretKey(config.dataDir ?? '.', config.secretKeyHex)
   const accounts = new AccountStore(storage, createSecretBox(secretKey), () => clock.nowMs())
   const rateLimiter = new RateLimiter()
+  const journal = await Journal.open(storage, { nowMs: () => clock.nowMs() })
+  const service = await ExchangeService.open(journal, listing.markets, clock.nowMs())
   const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))
+  registerExchangeActions(actions, { service, accounts, listing, nowMs: () => clock.nowMs() })
+  const decimalsBySymbol = new Map(listing.assets.map((asset) => [asset.symbol, asset.decimals]))
+  const hub = new MarketDataHub(
+    service,
+    (asset) => decimalsBySymbol.get(asset) ?? 8,
+    () => clock.nowMs(),
+  )
 
   const app = Fastify({
     logger: {
@@ -61,7 +76,8 @@ export async function createExchangeServer(
         '*.secret',
       ],
     },
-    disableRequestLogging: true,
+    // One line per request would drown the log under API clients and the simulator.
+    logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
   })
 
@@ -108,7 +124,7 @@ export async function createExchangeServer(
     rateLimiter,
     findApiKey: (key: string) => accounts.findApiKey(key),
     nowMs: clock.nowMs,
-    marketExists: () => false,
+    marketExists: (market: string) => service.core.engine.market(market) !== null,
   }
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname
@@ -121,6 +137,8 @@ export async function createExchangeServer(
   app.server.on('upgrade', onUpgrade)
   wss.on('connection', (ws, request: IncomingMessage) => {
     const connection = new WsConnection(ws, request.socket.remoteAddress ?? 'unknown', wsDeps)
+    hub.connections.add(connection)
+    ws.on('close', () => hub.connections.delete(connection))
     // Requests of one connection are answered in the order they arrive.
     let queue = Promise.resolve()
     ws.on('message', (data, isBinary) => {
@@ -139,8 +157,10 @@ export async function createExchangeServer(
     app,
     accounts,
     storage,
+    service,
     async listen() {
       await app.listen({ host: config.host, port: config.port })
+      hub.start()
       const address = app.server.address()
       if (address === null || typeof address === 'string')
         throw new Error('server has no TCP address')
@@ -151,7 +171,9 @@ export async function createExchangeServer(
       app.server.off('upgrade', onUpgrade)
       for (const ws of wss.clients) ws.close(wsCloseGoingAway, 'server shutting down')
       await new Promise<void>((resolve) => wss.close(() => resolve()))
+      hub.stop()
       await app.close()
+      await service.drain()
       await storage.close()
     },
   }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { testListing } from './fixtures/testListing.ts'
 
 const fixedNowMs = 1_763_800_000_000
 let server: ExchangeServer
@@ -11,6 +12,7 @@ let baseUrl: string
 beforeAll(async () => {
   server = await createExchangeServer(
     { ...defaultConfig, port: 0, logLevel: 'silent', wsMessageBytesMax: 1024, dataDir: undefined },
+    testListing,
     { nowMs: () => fixedNowMs },
   )
   baseUrl = await server.listen()
@@ -122,12 +124,15 @@ describe('WebSocket', () => {
 
 describe('shutdown', () => {
   it('closes open sockets with 1001 (going away)', async () => {
-    const other = await createExchangeServer({
-      ...defaultConfig,
-      port: 0,
-      logLevel: 'silent',
-      dataDir: undefined,
-    })
+    const other = await createExchangeServer(
+      {
+        ...defaultConfig,
+        port: 0,
+        logLevel: 'silent',
+        dataDir: undefined,
+      },
+      testListing,
+    )
     const url = await other.listen()
     const ws = new WebSocket(`${url.replace('http', 'ws')}/v2`)
     await new Promise((resolve) => ws.once('open', resolve))

@@ -27,6 +27,9 @@ export type WsDeps = {
   marketExists: (market: string) => boolean
 }
 
+/** Bytes queued for a client before it counts as a slow consumer and is disconnected. */
+export const sendBufferBytesMax = 4 * 1024 * 1024
+
 /** Weight of a subscribe/unsubscribe or authenticate request (not in the REST table). */
 const controlWeight = 1
 
@@ -44,7 +47,16 @@ export class WsConnection {
     this.#deps = deps
   }
 
+  /**
+   * Sends unless the client reads too slowly: past `sendBufferBytesMax` queued bytes the
+   * connection is closed (1008) instead of delaying everyone else or growing without bound.
+   */
   send(text: string | Buffer): void {
+    if (this.#socket.readyState !== this.#socket.OPEN) return
+    if (this.#socket.bufferedAmount > sendBufferBytesMax) {
+      this.#socket.close(1008, 'slow consumer: send buffer full')
+      return
+    }
     this.#socket.send(text)
   }
 

@@ -28,6 +28,7 @@ import {
   LedgerInvariantError,
   toLedgerUnits,
 } from '../ledger/ledger.ts'
+import { OrderHistory } from './orderHistory.ts'
 
 export type Deposit = {
   type: 'deposit'
@@ -106,6 +107,7 @@ export class ExchangeCore {
   readonly #log = new EventLog()
   readonly engine = new Engine({ book: 'fast', sink: this.#log })
   readonly ledger = new Ledger()
+  readonly history = new OrderHistory()
   readonly #holds = new Map<string, Hold>()
 
   /** Funds still held for an open order, in ledger units, or 0n. */
@@ -259,6 +261,7 @@ export class ExchangeCore {
 
   /** Moves funds for every trade of a command, then gives back what closed orders still hold. */
   #settle(events: readonly EngineEvent[]): void {
+    this.history.record(events)
     let pending: FillEvent[] = []
     const finalStatus = new Map<string, { orderId: string; market: string; timestamp: number }>()
     for (const event of events) {

@@ -1,0 +1,388 @@
+// The handlers of the market-data and trading actions, shared by REST and WebSocket.
+import { randomUUID } from 'node:crypto'
+import {
+  type FillEvent,
+  formatAmount,
+  formatPrice,
+  type MarketConfig,
+  type MarketSpec,
+  type OrderState,
+  placeOrderFromWire,
+  updateOrderFromWire,
+  type WirePlaceOrder,
+  type WireUpdateOrder,
+} from '@polder/engine'
+import { errorCatalogue, isErrorCode, protocolError } from '@polder/protocol'
+import type { AccountStore } from '../accounts/accountStore.ts'
+import type { CoreOutcome } from '../core/exchangeCore.ts'
+import type { ExchangeService } from '../core/exchangeService.ts'
+import { feeTier, ppmToFraction } from '../core/feeTiers.ts'
+import { formatLedgerUnits } from '../ledger/ledger.ts'
+import { type ActionRegistry, type ActionResult, type Caller, failure, success } from './actions.ts'
+import { bookToWire, fillToWire, orderObject, tradeToWire } from './wireFormat.ts'
+
+/** An asset as listed (protocol §4.5 fields). */
+export type ListedAsset = {
+  symbol: string
+  name: string
+  decimals: number
+  depositFee: string
+  depositConfirmations: number
+  depositStatus: 'OK' | 'MAINTENANCE' | 'DELISTED'
+  withdrawalStatus: 'OK' | 'MAINTENANCE' | 'DELISTED'
+  withdrawalFee: string
+  withdrawalMinAmount: string
+  networks: string[]
+  message: string
+}
+
+export type Listing = { assets: readonly ListedAsset[]; markets: readonly MarketConfig[] }
+
+export type ExchangeActionDeps = {
+  service: ExchangeService
+  accounts: AccountStore
+  listing: Listing
+  nowMs: () => number
+}
+
+/** A refusal with its own message (from the engine or core), with the catalogue's HTTP status. */
+function refused(refusal: { errorCode: number; error: string }): ActionResult {
+  const status = isErrorCode(refusal.errorCode) ? errorCatalogue[refusal.errorCode].httpStatus : 400
+  return { ok: false, status, body: { errorCode: refusal.errorCode, error: refusal.error } }
+}
+
+const orderTypesAll = [
+  'market',
+  'limit',
+  'stopLoss',
+  'stopLossLimit',
+  'takeProfit',
+  'takeProfitLimit',
+]
+const listLimitDefault = 500
+const listLimitMax = 1000
+
+export function registerExchangeActions(actions: ActionRegistry, deps: ExchangeActionDeps): void {
+  const { service, accounts, listing } = deps
+  const engine = service.core.engine
+  const history = service.core.history
+  const assetsBySymbol = new Map(listing.assets.map((asset) => [asset.symbol, asset]))
+  const decimalsOf = (asset: string): number => assetsBySymbol.get(asset)?.decimals ?? 8
+  const feeTierOf = new Map<number, number>()
+
+  async function feesOf(accountId: number) {
+    let tier = feeTierOf.get(accountId)
+    if (tier === undefined) {
+      tier = (await accounts.findAccount(accountId))?.feeTier ?? 0
+      feeTierOf.set(accountId, tier)
+    }
+    return feeTier(tier)
+  }
+
+  function specOf(market: unknown): MarketSpec | undefined {
+    return typeof market === 'string' ? (engine.market(market) ?? undefined) : undefined
+  }
+  const unknownMarket = () => failure(protocolError(205, { param: 'market' }))
+
+  function marketToWire(spec: MarketSpec): Record<string, unknown> {
+    const config = spec.config
+    return {
+      market: spec.market,
+      status: spec.status,
+      base: spec.base,
+      quote: spec.quote,
+      pricePrecision: config.pricePrecision ?? 0,
+      minOrderInBaseAsset: config.minOrderInBaseAsset,
+      minOrderInQuoteAsset: config.minOrderInQuoteAsset,
+      maxOrderInBaseAsset: config.maxOrderInBaseAsset,
+      maxOrderInQuoteAsset: config.maxOrderInQuoteAsset,
+      orderTypes: orderTypesAll,
+      quantityDecimals: config.quantityDecimals,
+      notionalDecimals: config.notionalDecimals,
+      tickSize: config.tickSize,
+      maxOpenOrders: spec.maxOpenOrders,
+      feeCategory: 'A',
+    }
+  }
+
+  function orderResponse(spec: MarketSpec, state: OrderState, fills: readonly FillEvent[]) {
+    return orderObject(
+      spec,
+      state,
+      service.core.heldFor(spec.market, state.orderId),
+      fills,
+      decimalsOf,
+    )
+  }
+
+  /** The latest state of `orderId` in a command's events, with the fills it got there. */
+  function fromOutcome(outcome: CoreOutcome & { ok: true }, orderId: string) {
+    let state: OrderState | undefined
+    const fills: FillEvent[] = []
+    for (const event of outcome.events) {
+      if (event.type === 'order' && event.orderId === orderId) {
+        const { type: _type, ...rest } = event
+        state = rest
+      } else if (event.type === 'fill' && event.orderId === orderId) fills.push(event)
+    }
+    return { state, fills }
+  }
+
+  function requireCaller(caller: Caller): number {
+    if (caller === undefined) throw new Error('private action without a caller')
+    return caller.accountId
+  }
+
+  function resolveOrderId(
+    market: string,
+    accountId: number,
+    params: Record<string, unknown>,
+  ): string | undefined {
+    if (typeof params.clientOrderId === 'string') {
+      return history
+        .ordersOf(accountId, market)
+        .find((record) => record.state.clientOrderId === params.clientOrderId)?.state.orderId
+    }
+    return typeof params.orderId === 'string' ? params.orderId : undefined
+  }
+
+  actions
+    .register('getMarkets', (params) => {
+      if (params.market !== undefined) {
+        const spec = specOf(params.market)
+        return spec ? success(marketToWire(spec)) : unknownMarket()
+      }
+      return success(
+        listing.markets.flatMap((config) => specOf(config.market) ?? []).map(marketToWire),
+      )
+    })
+    .register('getAssets', (params) => {
+      if (params.symbol !== undefined) {
+        const asset = assetsBySymbol.get(String(params.symbol))
+        return asset ? success(asset) : failure(protocolError(205, { param: 'symbol' }))
+      }
+      return success(listing.assets)
+    })
+    .register('getBook', (params) => {
+      const spec = specOf(params.market)
+      if (!spec) return unknownMarket()
+      const depth = params.depth === undefined ? 1000 : Number(params.depth)
+      const snapshot = engine.bookSnapshot(spec.market, depth)
+      return snapshot ? success(bookToWire(spec, snapshot)) : unknownMarket()
+    })
+    .register('getTrades', (params) => {
+      const spec = specOf(params.market)
+      if (!spec) return unknownMarket()
+      const limit = Math.min(Number(params.limit ?? listLimitDefault), listLimitMax)
+      const start = params.start === undefined ? 0 : Number(params.start)
+      const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
+      const trades = history
+        .tradesOf(spec.market)
+        .filter((trade) => trade.timestamp >= start && trade.timestamp <= end)
+        .slice(0, limit)
+      return success(trades.map((trade) => tradeToWire(spec, trade)))
+    })
+    .register('getTickerPrice', (params) => {
+      const entry = (spec: MarketSpec) => {
+        const ticker = engine.ticker(spec.market)
+        return {
+          market: spec.market,
+          price: ticker && ticker.lastPrice > 0 ? formatPrice(spec, ticker.lastPrice) : null,
+        }
+      }
+      if (params.market !== undefined) {
+        const spec = specOf(params.market)
+        return spec ? success(entry(spec)) : unknownMarket()
+      }
+      return success(listing.markets.flatMap((config) => specOf(config.market) ?? []).map(entry))
+    })
+    .register('getTickerBook', (params) => {
+      const entry = (spec: MarketSpec) => {
+        const ticker = engine.ticker(spec.market)
+        const side = (price: number | undefined, size: number | undefined) =>
+          price && price > 0 && size !== undefined
+            ? [formatPrice(spec, price), formatAmount(spec, size)]
+            : [null, null]
+        const [bid, bidSize] = side(ticker?.bestBid, ticker?.bestBidSize)
+        const [ask, askSize] = side(ticker?.bestAsk, ticker?.bestAskSize)
+        return { market: spec.market, bid, bidSize, ask, askSize }
+      }
+      if (params.market !== undefined) {
+        const spec = specOf(params.market)
+        return spec ? success(entry(spec)) : unknownMarket()
+      }
+      return success(listing.markets.flatMap((config) => specOf(config.market) ?? []).map(entry))
+    })
+    .register('privateGetAccount', async (_params, caller) => {
+      const fees = await feesOf(requireCaller(caller))
+      return success({
+        fees: {
+          tier: String(fees.tier),
+          volume: '0.00',
+          maker: ppmToFraction(fees.makerFeePpm),
+          taker: ppmToFraction(fees.takerFeePpm),
+        },
+      })
+    })
+    .register('privateGetFees', async (_params, caller) => {
+      const fees = await feesOf(requireCaller(caller))
+      return success({
+        tier: String(fees.tier),
+        volume: '0.00',
+        maker: ppmToFraction(fees.makerFeePpm),
+        taker: ppmToFraction(fees.takerFeePpm),
+      })
+    })
+    .register('privateGetBalance', (params, caller) => {
+      const accountId = requireCaller(caller)
+      const rows = [...service.core.ledger.balances(accountId)]
+        .filter(([symbol]) => params.symbol === undefined || symbol === params.symbol)
+        .map(([symbol, balance]) => ({
+          symbol,
+          available: formatLedgerUnits(balance.available, decimalsOf(symbol)),
+          inOrder: formatLedgerUnits(balance.inOrder, decimalsOf(symbol)),
+        }))
+      return success(rows)
+    })
+    .register('privateCreateOrder', async (params, caller) => {
+      const accountId = requireCaller(caller)
+      const spec = specOf(params.market)
+      if (!spec) return unknownMarket()
+      const fees = await feesOf(accountId)
+      const command = placeOrderFromWire(spec, params as unknown as WirePlaceOrder, {
+        timestamp: deps.nowMs(),
+        orderId: randomUUID(),
+        accountId,
+        makerFeePpm: fees.makerFeePpm,
+        takerFeePpm: fees.takerFeePpm,
+      })
+      if ('ok' in command) return refused(command)
+      const outcome = await service.submit(command)
+      if (!outcome.ok) return refused(outcome)
+      const { state, fills } = fromOutcome(outcome, command.orderId)
+      if (!state) throw new Error(`accepted order ${command.orderId} has no order event`)
+      if (params.responseRequired === false) {
+        return success({
+          market: state.market,
+          orderId: state.orderId,
+          ...(state.clientOrderId === null ? {} : { clientOrderId: state.clientOrderId }),
+          created: state.created,
+          updated: state.updated,
+        })
+      }
+      return success(orderResponse(spec, state, fills))
+    })
+    .register('privateUpdateOrder', async (params, caller) => {
+      const accountId = requireCaller(caller)
+      const spec = specOf(params.market)
+      if (!spec) return unknownMarket()
+      const command = updateOrderFromWire(spec, params as unknown as WireUpdateOrder, {
+        timestamp: deps.nowMs(),
+        accountId,
+      })
+      if ('ok' in command) return refused(command)
+      const orderId = resolveOrderId(spec.market, accountId, params)
+      const outcome = await service.submit(command)
+      if (!outcome.ok) return refused(outcome)
+      const record = orderId === undefined ? undefined : history.order(spec.market, orderId)
+      if (!record) throw new Error('updated order is not in the history')
+      return success(orderResponse(spec, record.state, record.fills))
+    })
+    .register('privateCancelOrder', async (params, caller) => {
+      const accountId = requireCaller(caller)
+      const spec = specOf(params.market)
+      if (!spec) return unknownMarket()
+      const orderId = resolveOrderId(spec.market, accountId, params)
+      const known = orderId === undefined ? undefined : history.order(spec.market, orderId)
+      if (!known || known.state.accountId !== accountId) return failure(protocolError(240))
+      const outcome = await service.submit({
+        type: 'cancelOrder',
+        timestamp: deps.nowMs(),
+        market: spec.market,
+        accountId,
+        orderId: known.state.orderId,
+      })
+      if (!outcome.ok) {
+        // The engine forgets old closed orders (240); the history knows them: 233.
+        return outcome.errorCode === 240 ? failure(protocolError(233)) : refused(outcome)
+      }
+      return success({
+        orderId: known.state.orderId,
+        ...(known.state.clientOrderId === null ? {} : { clientOrderId: known.state.clientOrderId }),
+        ...(params.operatorId === undefined ? {} : { operatorId: Number(params.operatorId) }),
+      })
+    })
+    .register('privateCancelOrders', async (params, caller) => {
+      const accountId = requireCaller(caller)
+      if (params.market !== undefined && !specOf(params.market)) return unknownMarket()
+      const outcome = await service.submit({
+        type: 'cancelOrders',
+        timestamp: deps.nowMs(),
+        accountId,
+        ...(params.market === undefined ? {} : { market: String(params.market) }),
+      })
+      if (!outcome.ok) return refused(outcome)
+      const operator =
+        params.operatorId === undefined ? {} : { operatorId: Number(params.operatorId) }
+      return success((outcome.orderIds ?? []).map((orderId) => ({ orderId, ...operator })))
+    })
+    .register('privateGetOrder', (params, caller) => {
+      const accountId = requireCaller(caller)
+      const spec = specOf(params.market)
+      if (!spec) return unknownMarket()
+      const orderId = resolveOrderId(spec.market, accountId, params)
+      const record = orderId === undefined ? undefined : history.order(spec.market, orderId)
+      if (!record || record.state.accountId !== accountId) return failure(protocolError(240))
+      return success(orderResponse(spec, record.state, record.fills))
+    })
+    .register('privateGetOrdersOpen', (params, caller) => {
+      const accountId = requireCaller(caller)
+      const markets = listing.markets
+        .map((config) => config.market)
+        .filter((market) => params.market === undefined || market === params.market)
+        .filter((market) => params.base === undefined || market.startsWith(`${params.base}-`))
+      const result = markets.flatMap((market) => {
+        const spec = specOf(market)
+        if (!spec) return []
+        return engine.openOrders(market, accountId).map((state) => {
+          const record = history.order(market, state.orderId)
+          return orderResponse(spec, state, record?.fills ?? [])
+        })
+      })
+      return success(result)
+    })
+    .register('privateGetOrders', (params, caller) => {
+      const accountId = requireCaller(caller)
+      const spec = specOf(params.market)
+      if (!spec) return unknownMarket()
+      const limit = Math.min(Number(params.limit ?? listLimitDefault), listLimitMax)
+      const start = params.start === undefined ? 0 : Number(params.start)
+      const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
+      const records = history
+        .ordersOf(accountId, spec.market)
+        .filter((record) => record.state.created >= start && record.state.created <= end)
+        .slice(0, limit)
+      return success(records.map((record) => orderResponse(spec, record.state, record.fills)))
+    })
+    .register('privateGetTrades', (params, caller) => {
+      const accountId = requireCaller(caller)
+      const spec = specOf(params.market)
+      if (!spec) return unknownMarket()
+      const limit = Math.min(Number(params.limit ?? listLimitDefault), listLimitMax)
+      const start = params.start === undefined ? 0 : Number(params.start)
+      const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
+      const fills = history
+        .fillsOf(accountId, spec.market)
+        .filter((fill) => fill.timestamp >= start && fill.timestamp <= end)
+        .slice(0, limit)
+      return success(
+        fills.map((fill) => ({
+          ...fillToWire(spec, fill),
+          orderId: fill.orderId,
+          ...(fill.clientOrderId === null ? {} : { clientOrderId: fill.clientOrderId }),
+          market: fill.market,
+          side: fill.side,
+        })),
+      )
+    })
+}

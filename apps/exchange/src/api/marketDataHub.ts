@@ -1,0 +1,157 @@
+// Publishes engine events (only once durable: the service calls us after the journal commit)
+// to the WebSocket connections that subscribed to them. Each message is serialised once and the
+// same text goes to every subscriber. Book changes are conflated: a timer flushes each touched
+// market about every 100 ms as one `book` event whose nonce is the previous one + 1.
+import { type EngineEvent, formatAmount, formatPrice, type MarketSpec } from '@polder/engine'
+import type { ExchangeService } from '../core/exchangeService.ts'
+import { fillEventToWire, levelsToWire, orderObject, tradeToWire } from './wireFormat.ts'
+import type { WsConnection } from './wsConnection.ts'
+
+export const bookFlushIntervalMs = 100
+
+export class MarketDataHub {
+  readonly connections = new Set<WsConnection>()
+  readonly #service: ExchangeService
+  readonly #touched = new Set<string>()
+  readonly #decimalsOf: (asset: string) => number
+  readonly #nowMs: () => number
+  #timer: ReturnType<typeof setInterval> | undefined
+  #flushing = false
+
+  constructor(
+    service: ExchangeService,
+    decimalsOf: (asset: string) => number,
+    nowMs: () => number,
+  ) {
+    this.#service = service
+    this.#decimalsOf = decimalsOf
+    this.#nowMs = nowMs
+    service.onEvents((events) => this.publish(events))
+  }
+
+  start(): void {
+    this.#timer ??= setInterval(() => void this.flushBooks(), bookFlushIntervalMs)
+  }
+
+  stop(): void {
+    clearInterval(this.#timer)
+    this.#timer = undefined
+  }
+
+  /** Journals one flushBook per market whose book changed since the last flush. */
+  async flushBooks(): Promise<void> {
+    if (this.#flushing || this.#touched.size === 0) return
+    this.#flushing = true
+    const markets = [...this.#touched]
+    this.#touched.clear()
+    try {
+      await Promise.all(
+        markets.map((market) =>
+          this.#service.submit({ type: 'flushBook', timestamp: this.#nowMs(), market }),
+        ),
+      )
+    } finally {
+      this.#flushing = false
+    }
+  }
+
+  publish(events: readonly EngineEvent[]): void {
+    const engine = this.#service.core.engine
+    for (const event of events) {
+      const spec = engine.market(event.market)
+      if (spec === null) continue
+      switch (event.type) {
+        case 'order': {
+          this.#touched.add(event.market)
+          const { type: _type, ...state } = event
+          const wire = orderObject(
+            spec,
+            state,
+            this.#service.core.heldFor(event.market, event.orderId),
+            [],
+            this.#decimalsOf,
+          )
+          delete wire.fills
+          this.#toAccount(
+            event.accountId,
+            event.market,
+            JSON.stringify({ event: 'order', ...wire }),
+          )
+          break
+        }
+        case 'fill':
+          this.#toAccount(
+            event.accountId,
+            event.market,
+            JSON.stringify(fillEventToWire(spec, event)),
+          )
+          break
+        case 'trade':
+          this.#toChannel(
+            'trades',
+            event.market,
+            JSON.stringify({ event: 'trade', market: event.market, ...tradeToWire(spec, event) }),
+          )
+          break
+        case 'ticker':
+          this.#toChannel('ticker', event.market, JSON.stringify(tickerToWire(spec, event)))
+          break
+        case 'book':
+          this.#toChannel(
+            'book',
+            event.market,
+            JSON.stringify({
+              event: 'book',
+              market: event.market,
+              nonce: event.nonce,
+              bids: levelsToWire(spec, event.bids),
+              asks: levelsToWire(spec, event.asks),
+              timestamp: event.timestamp,
+            }),
+          )
+          break
+      }
+    }
+  }
+
+  #toChannel(channel: 'book' | 'trades' | 'ticker', market: string, text: string): void {
+    for (const connection of this.connections) {
+      if (connection.subscriptions.has(channel, market)) connection.send(text)
+    }
+  }
+
+  #toAccount(accountId: number, market: string, text: string): void {
+    for (const connection of this.connections) {
+      if (
+        connection.caller?.accountId === accountId &&
+        connection.subscriptions.hasAccount(market)
+      ) {
+        connection.send(text)
+      }
+    }
+  }
+}
+
+function tickerToWire(
+  spec: MarketSpec,
+  ticker: {
+    market: string
+    bestBid: number | null
+    bestBidSize: number | null
+    bestAsk: number | null
+    bestAskSize: number | null
+    lastPrice: number | null
+  },
+): Record<string, unknown> {
+  const price = (units: number | null) => (units === null ? null : formatPrice(spec, units))
+  const size = (units: number | null) => (units === null ? null : formatAmount(spec, units))
+  return {
+    event: 'ticker',
+    market: ticker.market,
+    bestBid: price(ticker.bestBid),
+    bestBidSize: size(ticker.bestBidSize),
+    bestAsk: price(ticker.bestAsk),
+    bestAskSize: size(ticker.bestAskSize),
+    lastPrice: price(ticker.lastPrice),
+  }
+}

@@ -1,0 +1,92 @@
+// Engine integers to protocol decimal strings (§4), in one place for REST, WebSocket and events.
+import {
+  type BookDelta,
+  type BookSnapshot,
+  type FillEvent,
+  formatAmount,
+  formatPrice,
+  formatQuote,
+  type MarketSpec,
+  type OrderState,
+  orderToWire,
+  type TradeEvent,
+} from '@polder/engine'
+import { formatLedgerUnits } from '../ledger/ledger.ts'
+
+export type Level = readonly [number, number]
+
+export function levelsToWire(spec: MarketSpec, levels: readonly Level[]): [string, string][] {
+  return levels.map(([price, size]) => [formatPrice(spec, price), formatAmount(spec, size)])
+}
+
+export function bookToWire(
+  spec: MarketSpec,
+  book: BookSnapshot | BookDelta,
+): Record<string, unknown> {
+  return {
+    market: book.market,
+    nonce: book.nonce,
+    bids: levelsToWire(spec, book.bids),
+    asks: levelsToWire(spec, book.asks),
+  }
+}
+
+/** A fill inside an order object (§4.3). Fills settle at once here, so `settled` is true. */
+export function fillToWire(spec: MarketSpec, fill: FillEvent): Record<string, unknown> {
+  return {
+    id: String(fill.fillId),
+    timestamp: fill.timestamp,
+    amount: formatAmount(spec, fill.amount),
+    price: formatPrice(spec, fill.price),
+    taker: fill.taker,
+    fee: formatQuote(spec, fill.fee),
+    feeCurrency: fill.feeCurrency,
+    settled: true,
+  }
+}
+
+/** The `fill` event of the account channel (§6.3). */
+export function fillEventToWire(spec: MarketSpec, fill: FillEvent): Record<string, unknown> {
+  return {
+    event: 'fill',
+    timestamp: fill.timestamp,
+    market: fill.market,
+    orderId: fill.orderId,
+    ...(fill.clientOrderId === null ? {} : { clientOrderId: fill.clientOrderId }),
+    fillId: String(fill.fillId),
+    side: fill.side,
+    amount: formatAmount(spec, fill.amount),
+    price: formatPrice(spec, fill.price),
+    taker: fill.taker,
+    fee: formatQuote(spec, fill.fee),
+    feeCurrency: fill.feeCurrency,
+  }
+}
+
+/** The full order object (§4.2): the engine's fields plus funds on hold and the fills. */
+export function orderObject(
+  spec: MarketSpec,
+  state: OrderState,
+  heldLedgerUnits: bigint,
+  fills: readonly FillEvent[],
+  assetDecimals: (asset: string) => number,
+): Record<string, unknown> {
+  const onHoldCurrency = state.side === 'buy' ? spec.quote : spec.base
+  return {
+    ...orderToWire(spec, state),
+    onHold: formatLedgerUnits(heldLedgerUnits, assetDecimals(onHoldCurrency)),
+    onHoldCurrency,
+    fills: fills.map((fill) => fillToWire(spec, fill)),
+  }
+}
+
+/** A public trade (REST `/{market}/trades` row, and the `trade` event without `event`). */
+export function tradeToWire(spec: MarketSpec, trade: TradeEvent): Record<string, unknown> {
+  return {
+    id: String(trade.tradeId),
+    timestamp: trade.timestamp,
+    amount: formatAmount(spec, trade.amount),
+    price: formatPrice(spec, trade.price),
+    side: trade.side,
+  }
+}

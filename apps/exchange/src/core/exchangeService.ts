@@ -1,0 +1,79 @@
+// The core behind the journal: a command is applied (synchronously, so every command sees the
+// state the previous one left), journaled, and acknowledged only once durable; its events are
+// published only then too, so nobody ever sees a trade that a crash could take back. On start
+// the journal is replayed through a fresh core, which rebuilds books, orders, balances and
+// nonces exactly.
+import type { EngineEvent, MarketConfig } from '@polder/engine'
+import type { Journal } from '../storage/journal.ts'
+import { type CoreCommand, type CoreOutcome, ExchangeCore } from './exchangeCore.ts'
+
+export type EventListener = (events: readonly EngineEvent[], command: CoreCommand) => void
+
+const replayPageRecordsMax = 10_000
+
+export class JournalReplayError extends Error {
+  override name = 'JournalReplayError'
+}
+
+export class ExchangeService {
+  readonly core: ExchangeCore
+  readonly #journal: Journal
+  readonly #listeners: EventListener[] = []
+  /** Commands journaled since start (for metrics). */
+  commandsJournaled = 0
+
+  private constructor(core: ExchangeCore, journal: Journal) {
+    this.core = core
+    this.#journal = journal
+  }
+
+  /** Replays the journal, then lists every market of `markets` that the journal did not have. */
+  static async open(
+    journal: Journal,
+    markets: readonly MarketConfig[],
+    nowMs: number,
+  ): Promise<ExchangeService> {
+    const core = new ExchangeCore()
+    let afterSeq = 0
+    for (;;) {
+      const page = await journal.read(afterSeq, replayPageRecordsMax)
+      for (const entry of page) {
+        const outcome = core.apply(entry.payload as CoreCommand)
+        if (!outcome.ok) {
+          throw new JournalReplayError(
+            `journal record ${entry.seq} (${entry.kind}) was refused on replay: ${outcome.error}`,
+          )
+        }
+        afterSeq = entry.seq
+      }
+      if (page.length < replayPageRecordsMax) break
+    }
+    const service = new ExchangeService(core, journal)
+    for (const config of markets) {
+      if (core.engine.market(config.market) !== null) continue
+      const outcome = await service.submit({ type: 'addMarket', timestamp: nowMs, config })
+      if (!outcome.ok) throw new Error(`market ${config.market} refused: ${outcome.error}`)
+    }
+    return service
+  }
+
+  onEvents(listener: EventListener): void {
+    this.#listeners.push(listener)
+  }
+
+  /** Applies, journals and, once durable, publishes. Refusals are answered at once. */
+  async submit(command: CoreCommand): Promise<CoreOutcome> {
+    const outcome = this.core.apply(command)
+    if (!outcome.ok) return outcome
+    const { durable } = this.#journal.append({ kind: command.type, payload: command })
+    this.commandsJournaled += 1
+    await durable
+    if (outcome.events.length > 0)
+      for (const listener of this.#listeners) listener(outcome.events, command)
+    return outcome
+  }
+
+  drain(): Promise<void> {
+    return this.#journal.drain()
+  }
+}

@@ -1,0 +1,71 @@
+// Every order's latest state and its fills, per account, and the recent public trades per
+// market: the data behind GET /order(s), /trades and /{market}/trades. Derived from engine
+// events inside the core, so a journal replay rebuilds it.
+import type { EngineEvent, FillEvent, OrderState, TradeEvent } from '@polder/engine'
+
+export type OrderRecord = { state: OrderState; fills: FillEvent[] }
+
+/** Public trades kept per market for `/{market}/trades` (its limit is at most 1000). */
+export const recentTradesPerMarketMax = 1_000
+
+export class OrderHistory {
+  readonly #orders = new Map<string, OrderRecord>()
+  readonly #byAccount = new Map<number, string[]>()
+  readonly #fillsByAccount = new Map<number, FillEvent[]>()
+  readonly #trades = new Map<string, TradeEvent[]>()
+
+  record(events: readonly EngineEvent[]): void {
+    for (const event of events) {
+      if (event.type === 'order') {
+        const { type: _type, ...state } = event
+        const key = `${event.market} ${event.orderId}`
+        const known = this.#orders.get(key)
+        if (known) known.state = state
+        else {
+          this.#orders.set(key, { state, fills: [] })
+          const keys = this.#byAccount.get(event.accountId) ?? []
+          keys.push(key)
+          this.#byAccount.set(event.accountId, keys)
+        }
+      } else if (event.type === 'fill') {
+        const record = this.#orders.get(`${event.market} ${event.orderId}`)
+        record?.fills.push(event)
+        const fills = this.#fillsByAccount.get(event.accountId) ?? []
+        fills.push(event)
+        this.#fillsByAccount.set(event.accountId, fills)
+      } else if (event.type === 'trade') {
+        const trades = this.#trades.get(event.market) ?? []
+        trades.push(event)
+        if (trades.length > recentTradesPerMarketMax * 2)
+          trades.splice(0, trades.length - recentTradesPerMarketMax)
+        this.#trades.set(event.market, trades)
+      }
+    }
+  }
+
+  order(market: string, orderId: string): OrderRecord | undefined {
+    return this.#orders.get(`${market} ${orderId}`)
+  }
+
+  /** The account's orders, newest first, optionally in one market. */
+  ordersOf(accountId: number, market?: string): OrderRecord[] {
+    const keys = this.#byAccount.get(accountId) ?? []
+    const result: OrderRecord[] = []
+    for (let index = keys.length - 1; index >= 0; index -= 1) {
+      const record = this.#orders.get(keys[index]!)!
+      if (market === undefined || record.state.market === market) result.push(record)
+    }
+    return result
+  }
+
+  /** The account's fills, newest first, optionally in one market. */
+  fillsOf(accountId: number, market?: string): FillEvent[] {
+    const fills = this.#fillsByAccount.get(accountId) ?? []
+    return fills.filter((fill) => market === undefined || fill.market === market).reverse()
+  }
+
+  /** Recent public trades of a market, newest first. */
+  tradesOf(market: string): TradeEvent[] {
+    return [...(this.#trades.get(market) ?? [])].reverse().slice(0, recentTradesPerMarketMax)
+  }
+}

@@ -1,0 +1,373 @@
+// Trading end to end over real HTTP and WebSocket: signed REST requests and an authenticated
+// socket against a server on a random port, checking the protocol's shapes and errors.
+import { randomBytes } from 'node:crypto'
+import { parseDecimal } from '@polder/engine'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import { sign } from '../src/auth/signature.ts'
+import { defaultConfig } from '../src/config.ts'
+import { toLedgerUnits } from '../src/ledger/ledger.ts'
+import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { testListing } from './fixtures/testListing.ts'
+
+// biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field below
+type Json = any
+
+let server: ExchangeServer
+let baseUrl: string
+type Key = { key: string; secret: string; accountId: number }
+let alice: Key
+let bob: Key
+
+async function createTrader(email: string, deposits: Record<string, string>): Promise<Key> {
+  const account = await server.accounts.createAccount(email, 'a long enough password')
+  const { key, secret } = await server.accounts.createApiKey(account.id, ['view', 'trade'])
+  for (const [asset, amount] of Object.entries(deposits)) {
+    const decimals = asset === 'EUR' ? 2 : 8
+    const parsed = parseDecimal(amount, decimals)
+    if (!parsed.ok) throw new Error(`bad amount ${amount}`)
+    const outcome = await server.service.submit({
+      type: 'deposit',
+      timestamp: Date.now(),
+      accountId: account.id,
+      asset,
+      amount: toLedgerUnits(parsed.units, decimals).toString(),
+      reference: `${email}-${asset}`,
+    })
+    expect(outcome.ok).toBe(true)
+  }
+  return { key, secret, accountId: account.id }
+}
+
+async function signed(
+  who: Key,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Json }> {
+  const timestamp = Date.now()
+  const text = body === undefined ? '' : JSON.stringify(body)
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      'bitvavo-access-key': who.key,
+      'bitvavo-access-timestamp': String(timestamp),
+      'bitvavo-access-signature': sign(who.secret, timestamp, method, path, text),
+      'bitvavo-access-window': '10000',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: text }),
+  })
+  return { status: response.status, json: await response.json() }
+}
+
+beforeAll(async () => {
+  server = await createExchangeServer(
+    { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined },
+    testListing,
+  )
+  baseUrl = await server.listen()
+  alice = await createTrader(`alice-${randomBytes(4).toString('hex')}@example.com`, {
+    EUR: '10000',
+  })
+  bob = await createTrader(`bob-${randomBytes(4).toString('hex')}@example.com`, { BTC: '1' })
+})
+afterAll(() => server.close())
+
+describe('public market data over REST', () => {
+  it('GET /v2/markets lists every market with the fields ccxt needs', async () => {
+    const markets: Json = await (await fetch(`${baseUrl}/v2/markets`)).json()
+    expect(markets).toHaveLength(2)
+    expect(markets[0]).toMatchObject({
+      market: 'BTC-EUR',
+      status: 'trading',
+      tickSize: '1',
+      quantityDecimals: 8,
+      notionalDecimals: 2,
+    })
+    const one: Json = await (await fetch(`${baseUrl}/v2/markets?market=ETH-EUR`)).json()
+    expect(one.market).toBe('ETH-EUR')
+  })
+
+  it('GET /v2/assets gives every asset a non-empty networks list', async () => {
+    const assets: Json = await (await fetch(`${baseUrl}/v2/assets`)).json()
+    expect(assets.every((asset: { networks: string[] }) => asset.networks.length > 0)).toBe(true)
+  })
+
+  it('an unknown market answers 205 naming the market', async () => {
+    const response = await fetch(`${baseUrl}/v2/DOGE-EUR/book`)
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({ errorCode: 205, error: 'market parameter is invalid.' })
+  })
+
+  it('every REST response carries the rate-limit headers', async () => {
+    const response = await fetch(`${baseUrl}/v2/time`)
+    expect(response.headers.get('bitvavo-ratelimit-limit')).toBe('1000')
+    expect(Number(response.headers.get('bitvavo-ratelimit-remaining'))).toBeLessThan(1000)
+  })
+})
+
+describe('private REST', () => {
+  it('a private endpoint without a key answers 300', async () => {
+    const response = await fetch(`${baseUrl}/v2/balance`)
+    expect(response.status).toBe(403)
+    expect(((await response.json()) as Json).errorCode).toBe(300)
+  })
+
+  it('a wrong signature answers 309', async () => {
+    const response = await fetch(`${baseUrl}/v2/balance`, {
+      headers: {
+        'bitvavo-access-key': alice.key,
+        'bitvavo-access-timestamp': String(Date.now()),
+        'bitvavo-access-signature': 'ab'.repeat(32),
+      },
+    })
+    expect(((await response.json()) as Json).errorCode).toBe(309)
+  })
+
+  it('GET /v2/balance shows the deposit; GET /v2/account shows tier-0 fees as fractions', async () => {
+    expect((await signed(alice, 'GET', '/v2/balance')).json).toEqual([
+      { symbol: 'EUR', available: '10000.00', inOrder: '0.00' },
+    ])
+    expect((await signed(alice, 'GET', '/v2/account')).json).toEqual({
+      fees: { tier: '0', volume: '0.00', maker: '0.0015', taker: '0.0025' },
+    })
+  })
+
+  it('places, matches and settles: order objects, fills, balances', async () => {
+    const sell = await signed(bob, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'sell',
+      orderType: 'limit',
+      amount: '0.1',
+      price: '50000',
+      operatorId: 1,
+    })
+    expect(sell.status).toBe(200)
+    expect(sell.json).toMatchObject({
+      market: 'BTC-EUR',
+      status: 'new',
+      side: 'sell',
+      amount: '0.10000000',
+      price: '50000',
+      onHold: '0.10000000',
+      onHoldCurrency: 'BTC',
+      fills: [],
+    })
+    const buy = await signed(alice, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '0.04',
+      price: '51000',
+      operatorId: 1,
+    })
+    expect(buy.json).toMatchObject({ status: 'filled', filledAmount: '0.04000000' })
+    expect(buy.json.fills).toHaveLength(1)
+    expect(buy.json.fills[0]).toMatchObject({
+      price: '50000',
+      amount: '0.04000000',
+      taker: true,
+      feeCurrency: 'EUR',
+      settled: true,
+    })
+    // 2,000 EUR at 50,000 plus 5 EUR taker fee
+    expect((await signed(alice, 'GET', '/v2/balance')).json).toEqual([
+      { symbol: 'EUR', available: '7995.00', inOrder: '0.00' },
+      { symbol: 'BTC', available: '0.04000000', inOrder: '0.00000000' },
+    ])
+    const open = await signed(bob, 'GET', '/v2/ordersOpen?market=BTC-EUR')
+    expect(open.json).toHaveLength(1)
+    expect(open.json[0]).toMatchObject({
+      orderId: sell.json.orderId,
+      status: 'partiallyFilled',
+      amountRemaining: '0.06000000',
+    })
+    const trades = await signed(bob, 'GET', '/v2/trades?market=BTC-EUR')
+    expect(trades.json[0]).toMatchObject({
+      orderId: sell.json.orderId,
+      market: 'BTC-EUR',
+      side: 'sell',
+      taker: false,
+      fee: '3.00000000',
+    })
+    const publicTrades: Json = await (await fetch(`${baseUrl}/v2/BTC-EUR/trades`)).json()
+    expect(publicTrades[0]).toMatchObject({ price: '50000', amount: '0.04000000', side: 'buy' })
+    server.service.core.ledger.checkInvariant()
+  })
+
+  it('refuses an unfunded order with 216 and a price off the tick with 422', async () => {
+    const big = await signed(alice, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '10',
+      price: '50000',
+    })
+    expect(big.json).toEqual({
+      errorCode: 216,
+      error: 'You do not have sufficient balance to complete this operation.',
+    })
+    const offTick = await signed(alice, 'POST', '/v2/order', {
+      market: 'ETH-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '1',
+      price: '100.001',
+    })
+    expect(offTick.json.errorCode).toBe(429)
+  })
+
+  it('cancels an open order; a second cancel answers 233, an unknown id 240', async () => {
+    const placed = await signed(alice, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '0.01',
+      price: '40000',
+    })
+    const id = placed.json.orderId
+    const cancel = await signed(
+      alice,
+      'DELETE',
+      `/v2/order?market=BTC-EUR&orderId=${id}&operatorId=1`,
+    )
+    expect(cancel.json).toEqual({ orderId: id, operatorId: 1 })
+    expect(
+      (await signed(alice, 'DELETE', `/v2/order?market=BTC-EUR&orderId=${id}`)).json.errorCode,
+    ).toBe(233)
+    const unknown = await signed(
+      alice,
+      'DELETE',
+      '/v2/order?market=BTC-EUR&orderId=00000000-0000-4000-8000-000000000000',
+    )
+    expect(unknown.status).toBe(404)
+    expect(unknown.json.errorCode).toBe(240)
+  })
+
+  it("another account's order is invisible: 240", async () => {
+    const placed = await signed(bob, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'sell',
+      orderType: 'limit',
+      amount: '0.01',
+      price: '90000',
+    })
+    const peek = await signed(
+      alice,
+      'GET',
+      `/v2/order?market=BTC-EUR&orderId=${placed.json.orderId}`,
+    )
+    expect(peek.json.errorCode).toBe(240)
+  })
+})
+
+describe('WebSocket trading and events', () => {
+  function open(): Promise<{
+    ws: WebSocket
+    messages: Json[]
+    next: (match: (message: Json) => boolean) => Promise<Json>
+  }> {
+    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2/`)
+    const messages: Json[] = []
+    const waiters: { match: (message: Json) => boolean; resolve: (message: Json) => void }[] = []
+    ws.on('message', (data) => {
+      const message = JSON.parse(data.toString())
+      messages.push(message)
+      for (const waiter of [...waiters]) {
+        if (waiter.match(message)) {
+          waiters.splice(waiters.indexOf(waiter), 1)
+          waiter.resolve(message)
+        }
+      }
+    })
+    const next = (match: (message: Json) => boolean) =>
+      new Promise<Json>((resolve, reject) => {
+        const found = messages.find(match)
+        if (found) {
+          messages.splice(messages.indexOf(found), 1)
+          resolve(found)
+          return
+        }
+        waiters.push({ match, resolve })
+        setTimeout(() => reject(new Error('no matching message within 5 s')), 5_000).unref()
+      })
+    return new Promise((resolve, reject) => {
+      ws.once('open', () => resolve({ ws, messages, next }))
+      ws.once('error', reject)
+    })
+  }
+
+  it('authenticates, subscribes to the account and book, and sees order, fill and book events', async () => {
+    const { ws, next } = await open()
+    const timestamp = Date.now()
+    ws.send(
+      JSON.stringify({
+        action: 'authenticate',
+        key: alice.key,
+        signature: sign(alice.secret, timestamp, 'GET', '/v2/websocket'),
+        timestamp,
+        window: 10000,
+      }),
+    )
+    expect(await next((m) => m.event === 'authenticate')).toEqual({
+      event: 'authenticate',
+      authenticated: true,
+    })
+    ws.send(
+      JSON.stringify({
+        action: 'subscribe',
+        channels: [
+          { name: 'account', markets: ['BTC-EUR'] },
+          { name: 'book', markets: ['BTC-EUR'] },
+        ],
+      }),
+    )
+    expect(await next((m) => m.event === 'subscribed')).toEqual({
+      event: 'subscribed',
+      subscriptions: { book: ['BTC-EUR'], account: ['BTC-EUR'] },
+    })
+    ws.send(JSON.stringify({ action: 'getBook', market: 'BTC-EUR', requestId: 5 }))
+    const snapshot = (await next((m) => m.action === 'getBook')).response
+    ws.send(
+      JSON.stringify({
+        action: 'privateCreateOrder',
+        requestId: 6,
+        market: 'BTC-EUR',
+        side: 'buy',
+        orderType: 'limit',
+        amount: '0.02',
+        price: '50000',
+        operatorId: 1,
+      }),
+    )
+    const created = await next((m) => m.action === 'privateCreateOrder')
+    expect(created).toMatchObject({ requestId: 6, response: { status: 'filled' } })
+    expect(await next((m) => m.event === 'order')).toMatchObject({
+      orderId: created.response.orderId,
+      market: 'BTC-EUR',
+    })
+    expect(await next((m) => m.event === 'fill')).toMatchObject({
+      orderId: created.response.orderId,
+      amount: '0.02000000',
+      taker: true,
+    })
+    const book = await next((m) => m.event === 'book')
+    expect(book.nonce).toBe(snapshot.nonce + 1)
+    // The first event may carry other levels changed since the last flush too.
+    expect(book.asks).toContainEqual(['50000', '0.04000000'])
+    ws.close()
+  })
+
+  it('a private action on an unauthenticated socket answers 300, and the socket stays usable', async () => {
+    const { ws, next } = await open()
+    ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 1 }))
+    expect(await next((m) => m.requestId === 1)).toMatchObject({
+      action: 'privateGetBalance',
+      errorCode: 300,
+    })
+    ws.send(JSON.stringify({ action: 'getTime', requestId: 2 }))
+    expect(await next((m) => m.requestId === 2)).toHaveProperty('response.time')
+    ws.close()
+  })
+})
