@@ -9,6 +9,7 @@ import { WebSocketServer } from 'ws'
 import { AccountStore } from './accounts/accountStore.ts'
 import { createSecretBox, loadSecretKey } from './accounts/secretBox.ts'
 import { ActionRegistry, success } from './api/actions.ts'
+import { loadAdminToken, registerAdminRoutes } from './api/adminRoutes.ts'
 import { type Listing, registerExchangeActions } from './api/exchangeActions.ts'
 import { MarketDataHub } from './api/marketDataHub.ts'
 import { registerRestRoutes } from './api/restRoutes.ts'
@@ -28,6 +29,8 @@ export type ExchangeServer = {
   accounts: AccountStore
   storage: SqlDriver
   service: ExchangeService
+  /** Bearer token of the /admin endpoints (kept in the data directory when there is one). */
+  adminToken: string
   /** Starts listening; resolves with the base URL (http://host:port). */
   listen(): Promise<string>
   /** Stops accepting, closes every socket with 1001 (going away), then the HTTP server and the database. */
@@ -59,6 +62,8 @@ export async function createExchangeServer(
   const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))
   registerExchangeActions(actions, { service, accounts, listing, nowMs: () => clock.nowMs() })
   const decimalsBySymbol = new Map(listing.assets.map((asset) => [asset.symbol, asset.decimals]))
+  const adminToken =
+    config.dataDir === undefined ? randomBytes(32).toString('hex') : loadAdminToken(config.dataDir)
   const hub = new MarketDataHub(
     service,
     (asset) => decimalsBySymbol.get(asset) ?? 8,
@@ -86,6 +91,13 @@ export async function createExchangeServer(
   app.get('/', async () => index)
   app.get('/v2', async () => index)
   app.get('/health', async () => ({ status: 'ok', uptimeMs: clock.nowMs() - startedMs }))
+  registerAdminRoutes(app, {
+    token: adminToken,
+    accounts,
+    service,
+    decimalsOf: (asset) => decimalsBySymbol.get(asset),
+    nowMs: () => clock.nowMs(),
+  })
   registerRestRoutes(app, {
     actions,
     rateLimiter,
@@ -158,6 +170,7 @@ export async function createExchangeServer(
     accounts,
     storage,
     service,
+    adminToken,
     async listen() {
       await app.listen({ host: config.host, port: config.port })
       hub.start()

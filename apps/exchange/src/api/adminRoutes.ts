@@ -1,0 +1,161 @@
+// Admin endpoints for operators and scripts: loopback only, and a bearer token that lives in
+// the data directory (so only someone who can read the server's files can use them). The
+// embedded database belongs to the server process, so admin commands go through here.
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseDecimal } from '@polder/engine'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { z } from 'zod'
+import { AccountExistsError, type AccountStore, type Permission } from '../accounts/accountStore.ts'
+import type { ExchangeService } from '../core/exchangeService.ts'
+import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
+
+export const adminTokenFile = 'admin.token'
+
+/** Reads the admin token from the data directory, creating it on first start. */
+export function loadAdminToken(dataDir: string): string {
+  const path = join(dataDir, adminTokenFile)
+  if (!existsSync(path)) {
+    mkdirSync(dataDir, { recursive: true })
+    writeFileSync(path, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' })
+  }
+  return readFileSync(path, 'utf8').trim()
+}
+
+export type AdminDeps = {
+  token: string
+  accounts: AccountStore
+  service: ExchangeService
+  decimalsOf: (asset: string) => number | undefined
+  nowMs: () => number
+}
+
+const createAccountBody = z.strictObject({
+  email: z.string().max(320),
+  password: z.string().max(256),
+  eur: z.string().optional(),
+  withdraw: z.boolean().optional(),
+})
+const depositBody = z.strictObject({
+  accountId: z.int().positive(),
+  asset: z.string().max(16),
+  amount: z.string().max(64),
+})
+
+function jsonBody(request: FastifyRequest): unknown {
+  try {
+    return typeof request.body === 'string' ? JSON.parse(request.body) : request.body
+  } catch {
+    return undefined
+  }
+}
+
+function isLoopback(address: string): boolean {
+  return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1'
+}
+
+export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void {
+  const expected = Buffer.from(`Bearer ${deps.token}`)
+  const guard = async (request: FastifyRequest, reply: FastifyReply) => {
+    const given = Buffer.from(String(request.headers.authorization ?? ''))
+    const tokenOk = given.length === expected.length && timingSafeEqual(given, expected)
+    if (!isLoopback(request.socket.remoteAddress ?? '') || !tokenOk) {
+      return reply
+        .code(403)
+        .send({ error: 'admin endpoints need the token from the data directory, from loopback' })
+    }
+  }
+
+  async function credit(
+    accountId: number,
+    asset: string,
+    amount: string,
+  ): Promise<string | undefined> {
+    const decimals = deps.decimalsOf(asset)
+    if (decimals === undefined) return `unknown asset ${asset}`
+    const parsed = parseDecimal(amount, decimals)
+    if (!parsed.ok || parsed.units <= 0)
+      return `amount must be a positive decimal with at most ${decimals} decimals`
+    const outcome = await deps.service.submit({
+      type: 'deposit',
+      timestamp: deps.nowMs(),
+      accountId,
+      asset,
+      amount: toLedgerUnits(parsed.units, decimals).toString(),
+      reference: `admin-${randomBytes(8).toString('hex')}`,
+    })
+    return outcome.ok ? undefined : outcome.error
+  }
+
+  app.register(async (admin) => {
+    admin.addHook('onRequest', guard)
+
+    admin.post('/admin/accounts', async (request, reply) => {
+      const body = createAccountBody.safeParse(jsonBody(request))
+      if (!body.success)
+        return reply.code(400).send({
+          error: body.error.issues
+            .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+            .join('; '),
+        })
+      try {
+        const account = await deps.accounts.createAccount(body.data.email, body.data.password)
+        const permissions: Permission[] = body.data.withdraw
+          ? ['view', 'trade', 'withdraw']
+          : ['view', 'trade']
+        const { key, secret } = await deps.accounts.createApiKey(account.id, permissions)
+        if (body.data.eur !== undefined) {
+          const problem = await credit(account.id, 'EUR', body.data.eur)
+          if (problem) return reply.code(400).send({ error: problem, accountId: account.id })
+        }
+        return { accountId: account.id, email: account.email, key, secret, permissions }
+      } catch (error) {
+        if (error instanceof AccountExistsError || error instanceof TypeError)
+          return reply.code(400).send({ error: error.message })
+        throw error
+      }
+    })
+
+    admin.post('/admin/deposits', async (request, reply) => {
+      const body = depositBody.safeParse(jsonBody(request))
+      if (!body.success)
+        return reply.code(400).send({
+          error: body.error.issues
+            .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+            .join('; '),
+        })
+      if (!(await deps.accounts.findAccount(body.data.accountId)))
+        return reply.code(404).send({ error: 'no such account' })
+      const problem = await credit(body.data.accountId, body.data.asset, body.data.amount)
+      return problem ? reply.code(400).send({ error: problem }) : { ok: true }
+    })
+
+    admin.get('/admin/balances/:accountId', async (request) => {
+      const accountId = Number((request.params as { accountId: string }).accountId)
+      const rows = [...deps.service.core.ledger.balances(accountId)].map(([asset, balance]) => ({
+        asset,
+        available: formatLedgerUnits(balance.available, deps.decimalsOf(asset) ?? 18),
+        inOrder: formatLedgerUnits(balance.inOrder, deps.decimalsOf(asset) ?? 18),
+      }))
+      return { accountId, balances: rows }
+    })
+
+    admin.get('/admin/ledger/check', async () => {
+      const totals = deps.service.core.ledger.checkInvariant() // throws (500) when broken
+      return {
+        ok: true,
+        assets: Object.fromEntries(
+          [...totals].map(([asset, total]) => [
+            asset,
+            {
+              customers: formatLedgerUnits(total.customers, 18),
+              fees: formatLedgerUnits(total.fees, 18),
+              depositsLessWithdrawals: formatLedgerUnits(total.netDeposits, 18),
+            },
+          ]),
+        ),
+      }
+    })
+  })
+}
