@@ -10,8 +10,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: [
-            'packages/*/test/**/*.test.ts',
-            'apps/*/test/**/*.test.ts',
+            'packages/*/test/**/*.test.{ts,tsx}',
+            'apps/*/test/**/*.test.{ts,tsx}',
             'tests/unit/**/*.test.ts',
           ],
           testTimeout: 20_000,
