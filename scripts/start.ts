@@ -3,7 +3,8 @@
 // A part reports readiness with one stdout line `POLDER_READY {"urls":[...]}`; this supervisor
 // fetches every reported URL and prints only those that answered, so it never shows a dead link.
 //
-// Flags: --port N (the exchange server's port; 0 picks a free one), --host H.
+// Flags: --port N (the exchange server's port; 0 picks a free one), --host H, --data DIR (the
+// exchange's data directory; default data/ in the repository, ignored by git).
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,6 +19,7 @@ const { values: flags } = parseArgs({
   options: {
     port: { type: 'string', default: process.env.PORT ?? '8080' },
     host: { type: 'string', default: process.env.HOST ?? '127.0.0.1' },
+    data: { type: 'string', default: process.env.POLDER_DATA ?? join(root, 'data') },
   },
 })
 
@@ -30,7 +32,7 @@ const parts: Part[] = [
   {
     name: 'exchange',
     workspace: 'apps/exchange',
-    args: ['src/main.ts', 'serve', '--port', flags.port, '--host', flags.host],
+    args: ['src/main.ts', 'serve', '--port', flags.port, '--host', flags.host, '--data', flags.data],
   },
 ]
 

@@ -1,15 +1,19 @@
 // `npm start` end to end: the real command, through the bootstrap, on a free port. Every URL it
 // prints must answer; SIGTERM stops it cleanly.
 import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const root = join(import.meta.dirname, '..', '..')
+const dataDir = mkdtempSync(join(tmpdir(), 'polder-start-'))
 let child: ChildProcess | undefined
 let printedUrls: string[] = []
 
 afterAll(() => {
   if (child?.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGKILL')
+  rmSync(dataDir, { recursive: true, force: true })
 })
 
 function waitForOutput(process: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<string> {
@@ -42,7 +46,7 @@ describe('npm start', () => {
     child = spawn('npm', ['start', '--', '--port', '0'], {
       cwd: root,
       detached: true, // its own process group, so the test can end exactly what it started
-      env: { ...process.env, LOG_LEVEL: 'warn' },
+      env: { ...process.env, LOG_LEVEL: 'warn', POLDER_DATA: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     const output = await waitForOutput(child, /Press Ctrl\+C to stop\./, 120_000)

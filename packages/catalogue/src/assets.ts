@@ -1,0 +1,17 @@
+import { assets0ToC } from './asset-data/assets-0-c.ts'
+import { assetsDToL } from './asset-data/assets-d-l.ts'
+import { assetsMToR } from './asset-data/assets-m-r.ts'
+import { assetsSToZ } from './asset-data/assets-s-z.ts'
+import type { Asset } from './schema.ts'
+
+/**
+ * Every asset of the exchange, EUR included, in slug order (code-point order: digits first, a
+ * hyphen before letters). The data is split by first letter only to keep the files readable.
+ * Not validated here: index.ts validates the whole catalogue once.
+ */
+export const assetData: readonly Asset[] = [
+  ...assets0ToC,
+  ...assetsDToL,
+  ...assetsMToR,
+  ...assetsSToZ,
+]

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest'
+import * as catalogue from '../src/index.ts'
+
+describe('public entry', () => {
+  it('exports exactly this API (a change here is a change for the server, the app and the site)', () => {
+    expect(Object.keys(catalogue).sort()).toMatchInlineSnapshot(`
+      [
+        "CatalogueError",
+        "assertValidCatalogue",
+        "assetBySlug",
+        "assetBySymbol",
+        "assetCategories",
+        "assetCategory",
+        "assetDecimalsMax",
+        "assetSchema",
+        "assetSlug",
+        "assetSymbol",
+        "assets",
+        "canonicalDecimalPattern",
+        "catalogueIssues",
+        "compareDecimals",
+        "consensusFamily",
+        "cryptoAssets",
+        "decimalString",
+        "decimalsOf",
+        "depositFee",
+        "deriveMarket",
+        "deriveMarkets",
+        "descriptionLengthMax",
+        "feeCategoryDefault",
+        "fitsEngineBounds",
+        "fromUnits",
+        "marketById",
+        "marketIntegerBounds",
+        "marketOverrides",
+        "marketSchema",
+        "marketStatus",
+        "markets",
+        "maxOpenOrdersDefault",
+        "maxOrderInQuoteAssetSteps",
+        "maxPriceMultiple",
+        "maxPriceMultipleMin",
+        "minOrderInQuoteAsset",
+        "networkByName",
+        "networkSchema",
+        "networks",
+        "notionalDecimals",
+        "orderType",
+        "orderTypes",
+        "positiveDecimalString",
+        "pricePrecision",
+        "quoteAsset",
+        "safeIntegerMax",
+        "stakingSchema",
+        "stakingYieldPercentPerYearMax",
+        "toUnits",
+        "transferStatus",
+        "volatilityPercentPerDayMax",
+        "wireAsset",
+      ]
+    `)
+  })
+})
