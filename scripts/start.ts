@@ -32,7 +32,16 @@ const parts: Part[] = [
   {
     name: 'exchange',
     workspace: 'apps/exchange',
-    args: ['src/main.ts', 'serve', '--port', flags.port, '--host', flags.host, '--data', flags.data],
+    args: [
+      'src/main.ts',
+      'serve',
+      '--port',
+      flags.port,
+      '--host',
+      flags.host,
+      '--data',
+      flags.data,
+    ],
   },
 ]
 
