@@ -17,6 +17,7 @@ import { WsConnection } from './api/wsConnection.ts'
 import type { ExchangeConfig } from './config.ts'
 import { ExchangeService } from './core/exchangeService.ts'
 import { RateLimiter } from './limits/rateLimiter.ts'
+import { createMetrics } from './metrics.ts'
 import { Journal } from './storage/journal.ts'
 import { openStorage, storageLocation } from './storage/openStorage.ts'
 import type { SqlDriver } from './storage/sqlDriver.ts'
@@ -59,6 +60,13 @@ export async function createExchangeServer(
   const rateLimiter = new RateLimiter()
   const journal = await Journal.open(storage, { nowMs: () => clock.nowMs() })
   const service = await ExchangeService.open(journal, listing.markets, clock.nowMs())
+  const metrics = createMetrics()
+  service.onOutcome((command, outcome) => {
+    metrics.commands.inc({
+      kind: command.type,
+      outcome: outcome.ok ? 'accepted' : String(outcome.errorCode),
+    })
+  })
   const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))
   registerExchangeActions(actions, { service, accounts, listing, nowMs: () => clock.nowMs() })
   const decimalsBySymbol = new Map(listing.assets.map((asset) => [asset.symbol, asset.decimals]))
@@ -87,10 +95,20 @@ export async function createExchangeServer(
   })
 
   // The roots answer with a short index so that every URL `npm start` prints opens something.
-  const index = { name: 'Polder exchange', rest: '/v2', websocket: '/v2', health: '/health' }
+  const index = {
+    name: 'Polder exchange',
+    rest: '/v2',
+    websocket: '/v2',
+    health: '/health',
+    metrics: '/metrics',
+  }
   app.get('/', async () => index)
   app.get('/v2', async () => index)
   app.get('/health', async () => ({ status: 'ok', uptimeMs: clock.nowMs() - startedMs }))
+  app.get('/metrics', async (_request, reply) => {
+    reply.header('content-type', metrics.registry.contentType)
+    return metrics.registry.metrics()
+  })
   registerAdminRoutes(app, {
     token: adminToken,
     accounts,
@@ -150,7 +168,11 @@ export async function createExchangeServer(
   wss.on('connection', (ws, request: IncomingMessage) => {
     const connection = new WsConnection(ws, request.socket.remoteAddress ?? 'unknown', wsDeps)
     hub.connections.add(connection)
-    ws.on('close', () => hub.connections.delete(connection))
+    metrics.openSockets.inc()
+    ws.on('close', () => {
+      hub.connections.delete(connection)
+      metrics.openSockets.dec()
+    })
     // Requests of one connection are answered in the order they arrive.
     let queue = Promise.resolve()
     ws.on('message', (data, isBinary) => {

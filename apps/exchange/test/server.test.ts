@@ -141,3 +141,34 @@ describe('shutdown', () => {
     expect(await closed).toBe(1001)
   })
 })
+
+describe('operations', () => {
+  it('serves Prometheus metrics with command counts, open sockets and event-loop lag', async () => {
+    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+    await new Promise((resolve) => ws.once('open', resolve))
+    await server.service.submit({
+      type: 'deposit',
+      timestamp: 1,
+      accountId: 1,
+      asset: 'EUR',
+      amount: '0',
+      reference: 'refused',
+    })
+    await server.service.submit({
+      type: 'deposit',
+      timestamp: 1,
+      accountId: 1,
+      asset: 'EUR',
+      amount: '1',
+      reference: 'taken',
+    })
+    const response = await fetch(`${baseUrl}/metrics`)
+    expect(response.status).toBe(200)
+    const text = await response.text()
+    expect(text).toMatch(/^polder_websocket_connections \d+$/m)
+    expect(text).toMatch(/polder_commands_total\{kind="deposit",outcome="accepted"\} 1/)
+    expect(text).toMatch(/polder_commands_total\{kind="deposit",outcome="205"\} 1/)
+    expect(text).toContain('polder_nodejs_eventloop_lag_seconds')
+    ws.close()
+  })
+})

@@ -8,6 +8,7 @@ import type { Journal } from '../storage/journal.ts'
 import { type CoreCommand, type CoreOutcome, ExchangeCore } from './exchangeCore.ts'
 
 export type EventListener = (events: readonly EngineEvent[], command: CoreCommand) => void
+export type OutcomeListener = (command: CoreCommand, outcome: CoreOutcome) => void
 
 const replayPageRecordsMax = 10_000
 
@@ -19,6 +20,7 @@ export class ExchangeService {
   readonly core: ExchangeCore
   readonly #journal: Journal
   readonly #listeners: EventListener[] = []
+  readonly #outcomeListeners: OutcomeListener[] = []
   /** Commands journaled since start (for metrics). */
   commandsJournaled = 0
 
@@ -61,9 +63,15 @@ export class ExchangeService {
     this.#listeners.push(listener)
   }
 
+  /** Called for every submitted command once its outcome is known (for metrics). */
+  onOutcome(listener: OutcomeListener): void {
+    this.#outcomeListeners.push(listener)
+  }
+
   /** Applies, journals and, once durable, publishes. Refusals are answered at once. */
   async submit(command: CoreCommand): Promise<CoreOutcome> {
     const outcome = this.core.apply(command)
+    for (const listener of this.#outcomeListeners) listener(command, outcome)
     if (!outcome.ok) return outcome
     const { durable } = this.#journal.append({ kind: command.type, payload: command })
     this.commandsJournaled += 1
