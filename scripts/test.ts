@@ -88,15 +88,20 @@ type VitestReport = {
   numFailedTests: number
   numPendingTests: number
   numTodoTests: number
-  numFailedTestSuites: number
+  testResults: { name: string; status: string; assertionResults: { status: string }[] }[]
 }
 let tests = { passed: 0, failed: 0, skipped: 0 }
 if (existsSync(reportPath)) {
   const report = JSON.parse(readFileSync(reportPath, 'utf8')) as VitestReport
+  // A file that fails to load (or fails outside any test) has no failed test, but is a failure.
+  const brokenFiles = report.testResults.filter(
+    (file) =>
+      file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'),
+  )
+  for (const file of brokenFiles) console.error(`failed file: ${file.name}`)
   tests = {
     passed: report.numPassedTests,
-    // A file that fails to load has no failed test but is a failure all the same.
-    failed: report.numFailedTests + report.numFailedTestSuites,
+    failed: report.numFailedTests + brokenFiles.length,
     skipped: report.numPendingTests + report.numTodoTests,
   }
 } else {

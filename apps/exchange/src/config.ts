@@ -14,6 +14,8 @@ export type ExchangeConfig = {
   databaseUrl: string | undefined
   /** 64 hex characters that encrypt API secrets (POLDER_SECRET_KEY); else a file in dataDir. */
   secretKeyHex: string | undefined
+  /** Rate-limit budget per API key or IP (POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE); protocol default 1000. */
+  rateLimitWeightPerMinute: number
 }
 
 export const defaultConfig: ExchangeConfig = {
@@ -24,6 +26,7 @@ export const defaultConfig: ExchangeConfig = {
   dataDir: './data',
   databaseUrl: undefined,
   secretKeyHex: undefined,
+  rateLimitWeightPerMinute: 1000,
 }
 
 export class ConfigError extends Error {
@@ -31,6 +34,13 @@ export class ConfigError extends Error {
 }
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+function positiveInteger(name: string, text: string): number {
+  const value = Number(text)
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new ConfigError(`${name} must be a positive whole number, got "${text}"`)
+  return value
+}
 
 export function parseConfig(
   argv: readonly string[],
@@ -63,5 +73,9 @@ export function parseConfig(
     dataDir: values.data ?? env.POLDER_DATA ?? defaultConfig.dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
     secretKeyHex: env.POLDER_SECRET_KEY || undefined,
+    rateLimitWeightPerMinute: positiveInteger(
+      'POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE',
+      env.POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE ?? String(defaultConfig.rateLimitWeightPerMinute),
+    ),
   }
 }

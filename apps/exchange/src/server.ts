@@ -16,7 +16,7 @@ import { registerRestRoutes } from './api/restRoutes.ts'
 import { WsConnection } from './api/wsConnection.ts'
 import type { ExchangeConfig } from './config.ts'
 import { ExchangeService } from './core/exchangeService.ts'
-import { RateLimiter } from './limits/rateLimiter.ts'
+import { defaultRateLimitConfig, RateLimiter } from './limits/rateLimiter.ts'
 import { createMetrics } from './metrics.ts'
 import { Journal } from './storage/journal.ts'
 import { openStorage, storageLocation } from './storage/openStorage.ts'
@@ -57,7 +57,10 @@ export async function createExchangeServer(
       ? randomBytes(32) // in-memory server: nothing outlives the process
       : loadSecretKey(config.dataDir ?? '.', config.secretKeyHex)
   const accounts = new AccountStore(storage, createSecretBox(secretKey), () => clock.nowMs())
-  const rateLimiter = new RateLimiter()
+  const rateLimiter = new RateLimiter({
+    ...defaultRateLimitConfig,
+    weightPerMinuteMax: config.rateLimitWeightPerMinute,
+  })
   const journal = await Journal.open(storage, { nowMs: () => clock.nowMs() })
   const service = await ExchangeService.open(journal, listing.markets, clock.nowMs())
   const metrics = createMetrics()

@@ -371,3 +371,22 @@ describe('WebSocket trading and events', () => {
     ws.close()
   })
 })
+
+describe('WebSocket error replies', () => {
+  it('echo the action, the requestId and the market, as the live API does', async () => {
+    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+    await new Promise((resolve) => ws.once('open', resolve))
+    const reply = new Promise<string>((resolve) =>
+      ws.once('message', (data) => resolve(data.toString())),
+    )
+    ws.send(JSON.stringify({ action: 'getBook', market: 'DOGE-EUR', requestId: 77 }))
+    expect(JSON.parse(await reply)).toEqual({
+      action: 'getBook',
+      requestId: 77,
+      market: 'DOGE-EUR',
+      errorCode: 205,
+      error: 'market parameter is invalid.',
+    })
+    ws.close()
+  })
+})

@@ -77,7 +77,11 @@ export class WsConnection {
     const fail = (reply: ProtocolErrorReply): void => {
       if (action === undefined) {
         this.send(JSON.stringify({ requestId: record.requestId, ...reply.body }))
-      } else this.send(encodeWsMessage({ action, ...reply.body }, requestIdToken))
+      } else {
+        // Like the live API, echo the request's market so a client can tell which one failed.
+        const market = typeof record.market === 'string' ? { market: record.market } : {}
+        this.send(encodeWsMessage({ action, ...market, ...reply.body }, requestIdToken))
+      }
     }
 
     const parsed = safeParse(wsRequest, message, { location: 'ws' })

@@ -1,0 +1,290 @@
+// Open-loop load on a real exchange server over loopback. Starts the server in its own process
+// (embedded database, temporary data directory), opens --traders authenticated WebSocket
+// connections that place and cancel orders at a fixed --rate, and --subscribers public
+// connections subscribed to the book of the busiest --markets. Requests are sent at planned
+// times and latency is measured from the planned time (so queueing is not hidden), into HDR
+// histograms. Prints acknowledged orders/s, acknowledgement latency p50/p99, the delay from a
+// fill to the book delta arriving at public subscribers p50/p99, and server memory per idle
+// connection. Bounded in time; ends the server it started.
+//
+// Run: npm exec -- node bench/exchange/load.bench.ts [--rate 5000] [--seconds 10] [--traders 20]
+//        [--subscribers 1000] [--markets 5]
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createHmac } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { assetBySymbol, marketById } from '@polder/catalogue'
+import * as hdr from 'hdr-histogram-js'
+
+const { values } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '5000' },
+    seconds: { type: 'string', default: '10' },
+    traders: { type: 'string', default: '20' },
+    subscribers: { type: 'string', default: '1000' },
+    markets: { type: 'string', default: '5' },
+  },
+})
+const ratePerSecond = Number(values.rate)
+const durationSeconds = Math.min(Number(values.seconds), 120)
+const traderCount = Number(values.traders)
+const subscriberCount = Math.min(Number(values.subscribers), 20_000)
+const marketIds = [
+  'BTC-EUR',
+  'ETH-EUR',
+  'SOL-EUR',
+  'XRP-EUR',
+  'ADA-EUR',
+  'DOGE-EUR',
+  'DOT-EUR',
+].slice(0, Number(values.markets))
+const root = join(import.meta.dirname, '..', '..')
+const dataDir = mkdtempSync(join(tmpdir(), 'polder-load-'))
+
+function startServer(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'apps/exchange/src/main.ts'),
+      'serve',
+      '--port',
+      '0',
+      '--data',
+      dataDir,
+      '--log-level',
+      'error',
+    ],
+    // The load comes from a handful of keys, far above the per-key budget of real clients.
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: {
+        ...process.env,
+        POLDER_SUPERVISED: '1',
+        POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE: '100000000',
+      },
+    },
+  )
+  return new Promise((resolve, reject) => {
+    let output = ''
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      const line = output.split('\n').find((text) => text.startsWith('POLDER_READY '))
+      if (line) {
+        const urls = JSON.parse(line.slice('POLDER_READY '.length)).urls as { url: string }[]
+        resolve({ child, url: urls[0]!.url.replace(/\/v2$/, '') })
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
+  })
+}
+
+async function admin(url: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const token = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim()
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  if (!response.ok) throw new Error(`${path}: ${await response.text()}`)
+  return (await response.json()) as Record<string, unknown>
+}
+
+function openSocket(url: string): Promise<WebSocket> {
+  const socket = new WebSocket(`${url.replace('http', 'ws')}/v2`)
+  return new Promise((resolve, reject) => {
+    socket.onopen = () => resolve(socket)
+    socket.onerror = () => reject(new Error('socket failed to open'))
+  })
+}
+
+function serverRssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024
+}
+
+const { child, url } = await startServer()
+try {
+  // Accounts: each trader gets EUR and every benchmarked base asset.
+  const traders: {
+    socket: WebSocket
+    pending: Map<number, number>
+    open: Map<string, string[]>
+  }[] = []
+  for (let index = 0; index < traderCount; index += 1) {
+    const account = await admin(url, '/admin/accounts', {
+      email: `trader${index}@load.test`,
+      password: 'load test password',
+      eur: '100000000',
+    })
+    for (const market of marketIds) {
+      const base = market.split('-')[0]!
+      await admin(url, '/admin/deposits', {
+        accountId: account.accountId,
+        asset: base,
+        amount: '1000000',
+      })
+    }
+    const socket = await openSocket(url)
+    const timestamp = Date.now()
+    const signature = createHmac('sha256', String(account.secret))
+      .update(`${timestamp}GET/v2/websocket`)
+      .digest('hex')
+    socket.send(JSON.stringify({ action: 'authenticate', key: account.key, signature, timestamp }))
+    traders.push({
+      socket,
+      pending: new Map(),
+      open: new Map(marketIds.map((market) => [market, []])),
+    })
+  }
+
+  const rssBeforeSubscribers = serverRssBytes(child.pid!)
+  const fillsByMarket = new Map<string, number[]>(marketIds.map((market) => [market, []]))
+  const bookDelayMs = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 60_000,
+    numberOfSignificantValueDigits: 3,
+  })
+  const subscribers: WebSocket[] = []
+  for (let index = 0; index < subscriberCount; index += 1) {
+    const socket = await openSocket(url)
+    const seen = new Map<string, number>(marketIds.map((market) => [market, 0]))
+    socket.onmessage = (message) => {
+      const event = JSON.parse(String(message.data))
+      if (event.event !== 'book') return
+      const fills = fillsByMarket.get(event.market)!
+      let cursor = seen.get(event.market)!
+      // The oldest fill this book event is the first to show, measured to its arrival.
+      if (cursor < fills.length && fills[cursor]! <= event.timestamp)
+        bookDelayMs.recordValue(Math.max(1, Date.now() - fills[cursor]!))
+      while (cursor < fills.length && fills[cursor]! <= event.timestamp) cursor += 1
+      seen.set(event.market, cursor)
+    }
+    socket.send(
+      JSON.stringify({ action: 'subscribe', channels: [{ name: 'book', markets: marketIds }] }),
+    )
+    subscribers.push(socket)
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1_000))
+  const rssAfterSubscribers = serverRssBytes(child.pid!)
+
+  const ackLatencyUs = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 60_000_000,
+    numberOfSignificantValueDigits: 3,
+  })
+  let acknowledged = 0
+  let refused = 0
+  const refusedByCode = new Map<number, number>()
+  let requestId = 0
+  for (const trader of traders) {
+    trader.socket.onmessage = (message) => {
+      const reply = JSON.parse(String(message.data))
+      const planned = trader.pending.get(reply.requestId)
+      if (planned === undefined) return
+      trader.pending.delete(reply.requestId)
+      ackLatencyUs.recordValue(Math.max(1, Math.round((performance.now() - planned) * 1000)))
+      if (reply.errorCode !== undefined) {
+        refused += 1
+        refusedByCode.set(reply.errorCode, (refusedByCode.get(reply.errorCode) ?? 0) + 1)
+        return
+      }
+      acknowledged += 1
+      const order = reply.response
+      if (reply.action === 'privateCreateOrder' && order) {
+        if (order.status === 'new' || order.status === 'partiallyFilled')
+          trader.open.get(order.market)?.push(order.orderId)
+        for (const fill of order.fills ?? []) fillsByMarket.get(order.market)?.push(fill.timestamp)
+      }
+    }
+  }
+
+  // Seeded choices so runs are comparable.
+  let seed = 20261122
+  const random = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+    return seed / 2 ** 31
+  }
+  function nextRequest(trader: (typeof traders)[number]): Record<string, unknown> {
+    const market = marketIds[Math.floor(random() * marketIds.length)]!
+    const spec = marketById(market)!
+    const reference = Number(assetBySymbol(spec.base)!.referencePriceEur)
+    const tick = Number(spec.tickSize)
+    const roll = random()
+    const open = trader.open.get(market)!
+    if (roll < 0.2 && open.length > 0) {
+      return {
+        action: 'privateCancelOrder',
+        market,
+        orderId: open.splice(Math.floor(random() * open.length), 1)[0],
+      }
+    }
+    const side = random() < 0.5 ? 'buy' : 'sell'
+    const decimals = spec.quantityDecimals
+    const amount = (Number(spec.minOrderInBaseAsset) * (1 + Math.floor(random() * 3))).toFixed(
+      decimals,
+    )
+    if (roll < 0.3)
+      return { action: 'privateCreateOrder', market, side, orderType: 'market', amount }
+    const offsetTicks = Math.floor(random() * 20) * (side === 'buy' ? -1 : 1)
+    const priceDecimals = Math.max(0, (spec.tickSize.split('.')[1] ?? '').length)
+    const price = (Math.round(reference / tick) * tick + offsetTicks * tick).toFixed(priceDecimals)
+    return { action: 'privateCreateOrder', market, side, orderType: 'limit', amount, price }
+  }
+
+  const total = Math.round(ratePerSecond * durationSeconds)
+  const intervalMs = 1000 / ratePerSecond
+  const startedAt = performance.now()
+  let sent = 0
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now()
+      while (sent < total && startedAt + sent * intervalMs <= now) {
+        const trader = traders[sent % traders.length]!
+        requestId += 1
+        trader.pending.set(requestId, startedAt + sent * intervalMs)
+        const request = { ...nextRequest(trader), requestId }
+        if (process.env.DEBUG_LOAD) console.error(JSON.stringify(request))
+        trader.socket.send(JSON.stringify(request))
+        sent += 1
+      }
+      if (sent < total) setTimeout(tick, 1)
+      else resolve()
+    }
+    tick()
+  })
+  const deadline = performance.now() + 10_000
+  while (traders.some((trader) => trader.pending.size > 0) && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  for (const trader of traders)
+    for (const [id] of trader.pending) console.error(`no reply to request ${id}`)
+  const elapsedSeconds = (performance.now() - startedAt) / 1000
+  await new Promise((resolve) => setTimeout(resolve, 500)) // last book flush
+
+  const fills = [...fillsByMarket.values()].reduce((sum, list) => sum + list.length, 0)
+  console.log(
+    `load: ${traderCount} traders, ${subscriberCount} book subscribers on ${marketIds.join(', ')}`,
+  )
+  console.log(
+    `  planned ${ratePerSecond} requests/s for ${durationSeconds} s (70% limit, 10% market, 20% cancel)`,
+  )
+  console.log(
+    `  acknowledged ${acknowledged} (${(acknowledged / elapsedSeconds).toFixed(0)}/s), refused ${refused}, fills ${fills}`,
+  )
+  console.log(
+    `  acknowledgement latency from planned send: p50 ${(ackLatencyUs.getValueAtPercentile(50) / 1000).toFixed(2)} ms, p99 ${(ackLatencyUs.getValueAtPercentile(99) / 1000).toFixed(2)} ms, max ${(ackLatencyUs.maxValue / 1000).toFixed(2)} ms`,
+  )
+  console.log(
+    `  fill → book delta at subscribers: p50 ${bookDelayMs.getValueAtPercentile(50)} ms, p99 ${bookDelayMs.getValueAtPercentile(99)} ms (${bookDelayMs.totalCount} deliveries)`,
+  )
+  console.log(
+    `  server memory per idle subscriber connection: ${((rssAfterSubscribers - rssBeforeSubscribers) / Math.max(1, subscriberCount) / 1024).toFixed(1)} KiB`,
+  )
+  for (const socket of [...subscribers, ...traders.map((trader) => trader.socket)]) socket.close()
+} finally {
+  child.kill('SIGTERM')
+  await new Promise((resolve) => child.once('exit', resolve))
+  rmSync(dataDir, { recursive: true, force: true })
+}
