@@ -54,7 +54,7 @@ const responses: Record<string, unknown> = {
 }
 
 /** Answer like the exchange would; `failing` actions get an error reply instead. */
-let failing: Record<string, { errorCode: number; error: string }> = {}
+let failing: Record<string, { errorCode: number; error: string; market?: undefined }> = {}
 
 beforeEach(async () => {
   failing = {}
@@ -62,7 +62,7 @@ beforeEach(async () => {
     const action = String(message.action)
     const failure = failing[action]
     if (failure !== undefined) {
-      socket.send(JSON.stringify({ action, ...failure, market: message.market }))
+      socket.send(JSON.stringify({ action, market: message.market, ...failure }))
     } else if (action === 'authenticate') {
       socket.send(JSON.stringify({ event: 'authenticate', authenticated: true }))
     } else if (action in responses) {
@@ -334,6 +334,21 @@ describe('spec §8 error replies', () => {
     expect(errors[0]).toBeInstanceOf(BookStreamError)
     expect(errors[0]).toMatchObject({ market: 'BTC-EUR', code: 205 })
     expect(client.stores.orderBooks.getState().books['BTC-EUR']).toEqual({
+      status: 'failed',
+      error: { message: 'market parameter is invalid.', code: 205 },
+    })
+  })
+
+  test('a book error without a market is the answer to the oldest unanswered getBook', async () => {
+    // Protocol §5: only the live API echoes `market` in error replies; replies come in order.
+    failing.getBook = { errorCode: 205, error: 'market parameter is invalid.', market: undefined }
+    const errors: BookStreamError[] = []
+    client.onBookStreamError((error) => errors.push(error))
+    client.subscribeToBook('BTC-EUR')
+    client.subscribeToBook('ETH-EUR')
+    await waitUntil(() => expect(errors).toHaveLength(2))
+    expect(errors.map((error) => error.market)).toEqual(['BTC-EUR', 'ETH-EUR'])
+    expect(client.stores.orderBooks.getState().books['ETH-EUR']).toEqual({
       status: 'failed',
       error: { message: 'market parameter is invalid.', code: 205 },
     })

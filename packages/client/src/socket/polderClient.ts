@@ -199,6 +199,20 @@ export function createPolderClient(options: PolderClientOptions): PolderClient {
   let disposed = false
   let resubscribeAfterAuthentication = false
   let tradesMarket: string | undefined
+  // Markets of the `getBook` requests sent on this connection and not yet answered, oldest
+  // first. A server answers one connection's requests in order, and an error reply need not
+  // echo `market` (protocol §5 says only that the live API does): the oldest pending request is
+  // then the one that failed.
+  let pendingBookMarkets: string[] = []
+  const bookRequestSent = (market: string): void => {
+    pendingBookMarkets.push(market)
+  }
+  const bookRequestAnswered = (market: string | undefined): string | undefined => {
+    const index = market === undefined ? 0 : pendingBookMarkets.indexOf(market)
+    const answered = pendingBookMarkets[index]
+    if (index >= 0 && answered !== undefined) pendingBookMarkets.splice(index, 1)
+    return market ?? answered
+  }
 
   const connection = new SocketConnection({
     url: options.url,
@@ -211,6 +225,7 @@ export function createPolderClient(options: PolderClientOptions): PolderClient {
     onClose: (_close, intentional) => {
       const wasAuthenticated = stores.auth.getState().authenticated
       stores.auth.setState({ authenticated: false })
+      pendingBookMarkets = []
       registry.markAllUnsubscribed()
       if (!intentional) scheduleReconnect(wasAuthenticated)
     },
@@ -239,7 +254,7 @@ export function createPolderClient(options: PolderClientOptions): PolderClient {
     },
   })
   const sendBookMessage = (message: BookMessage): void => {
-    sendIfOpen(message)
+    if (sendIfOpen(message) && message.action === 'getBook') bookRequestSent(message.market)
   }
   const desktopBooks = new DesktopOrderBooks({
     store: stores.orderBooks,
@@ -336,7 +351,9 @@ export function createPolderClient(options: PolderClientOptions): PolderClient {
       return
     }
     if (reply.action === 'getBook') {
-      const market = typeof reply.market === 'string' ? reply.market : undefined
+      const market = bookRequestAnswered(
+        typeof reply.market === 'string' ? reply.market : undefined,
+      )
       if (market !== undefined) {
         desktopBooks.handleError(market, reply.error, reply.errorCode)
         mobileBooks.handleError(market, reply.error, reply.errorCode)
@@ -370,6 +387,7 @@ export function createPolderClient(options: PolderClientOptions): PolderClient {
         stores.markets.getState().receive(asArray<Market>(data))
         break
       case 'getBook':
+        bookRequestAnswered((data as { market: string }).market)
         desktopBooks.handleSnapshot(data)
         mobileBooks.handleSnapshot(data)
         break
@@ -535,6 +553,7 @@ export function createPolderClient(options: PolderClientOptions): PolderClient {
     },
     getBook(market) {
       send('getBook', { market })
+      bookRequestSent(market)
     },
     subscribeToBook: (market) => desktopBooks.subscribe(market),
     unsubscribeFromBook: (market) => desktopBooks.unsubscribe(market),

@@ -2,9 +2,9 @@ import type { AddressInfo } from 'node:net'
 import { type WebSocket, WebSocketServer } from 'ws'
 import { waitUntil } from './waitUntil.ts'
 
-// A real WebSocket server on a random loopback port, standing in for the exchange server until
-// it serves markets, books and orders. It records what every connection receives and lets a test
-// answer. The integration suite will swap it for the real server (same URL shape: ws://host/v2).
+// A real WebSocket server on a random loopback port, standing in for the exchange server in the
+// unit tests (where a test decides every reply, including the awkward ones). It records what every
+// connection receives and lets a test answer. test/integration/ runs against the real server.
 
 export type ReceivedMessage = { connection: number; message: Record<string, unknown> }
 
