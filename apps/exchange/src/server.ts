@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { protocolError } from '@polder/protocol'
+import { protocolError, type SubscriptionChannel } from '@polder/protocol'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import { WebSocketServer } from 'ws'
 import { AccountStore } from './accounts/accountStore.ts'
@@ -158,6 +158,16 @@ export async function createExchangeServer(
     findApiKey: (key: string) => accounts.findApiKey(key),
     nowMs: clock.nowMs,
     marketExists: (market: string) => service.core.engine.market(market) !== null,
+    // A quiet market would otherwise leave a new ticker24h subscriber without data (protocol §6.3).
+    afterSubscribe: (connection: WsConnection, channels: readonly SubscriptionChannel[]) => {
+      for (const channel of channels) {
+        if (channel.name !== 'ticker24h') continue
+        for (const market of channel.markets) {
+          const message = hub.ticker24hMessage(market)
+          if (message !== undefined) connection.send(message)
+        }
+      }
+    },
   }
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname

@@ -390,3 +390,61 @@ describe('WebSocket error replies', () => {
     ws.close()
   })
 })
+
+describe('candles and 24-hour tickers', () => {
+  it('GET /v2/{market}/candles and /v2/ticker/24h reflect the trades so far', async () => {
+    const candles: Json = await (await fetch(`${baseUrl}/v2/BTC-EUR/candles?interval=1h`)).json()
+    expect(candles.length).toBeGreaterThanOrEqual(1)
+    const [timestamp, open, high, low, close, volume] = candles[0]
+    expect(Number.isInteger(timestamp)).toBe(true)
+    expect([open, high, low, close].every((price: string) => /^\d+$/.test(price))).toBe(true)
+    expect(Number(volume)).toBeGreaterThan(0)
+    const ticker: Json = await (await fetch(`${baseUrl}/v2/ticker/24h?market=BTC-EUR`)).json()
+    expect(ticker).toMatchObject({ market: 'BTC-EUR', last: '50000', high: '50000', low: '50000' })
+    expect(Number(ticker.volume)).toBeGreaterThan(0)
+    expect(Number(ticker.volumeQuote)).toBeCloseTo(Number(ticker.volume) * 50000, 2)
+    const all: Json = await (await fetch(`${baseUrl}/v2/ticker/24h`)).json()
+    expect(all.map((entry: Json) => entry.market)).toEqual(['BTC-EUR', 'ETH-EUR'])
+  })
+
+  it('pushes a ticker24h event (data is an array) right after the subscription, and candle events after trades', async () => {
+    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+    const messages: Json[] = []
+    ws.on('message', (data) => messages.push(JSON.parse(data.toString())))
+    await new Promise((resolve) => ws.once('open', resolve))
+    ws.send(
+      JSON.stringify({
+        action: 'subscribe',
+        channels: [
+          { name: 'ticker24h', markets: ['BTC-EUR'] },
+          { name: 'candles', interval: ['1m'], markets: ['BTC-EUR'] },
+        ],
+      }),
+    )
+    const deadline = Date.now() + 5_000
+    while (!messages.some((m) => m.event === 'ticker24h') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    const tickerEvent = messages.find((m) => m.event === 'ticker24h')
+    expect(Array.isArray(tickerEvent.data)).toBe(true)
+    expect(tickerEvent.data[0]).toMatchObject({ market: 'BTC-EUR', last: '50000' })
+    await signed(bob, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'sell',
+      orderType: 'limit',
+      amount: '0.001',
+      price: '49000',
+    })
+    await signed(alice, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'buy',
+      orderType: 'market',
+      amount: '0.001',
+    })
+    while (!messages.some((m) => m.event === 'candle') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    const candle = messages.find((m) => m.event === 'candle')
+    expect(candle).toMatchObject({ event: 'candle', market: 'BTC-EUR', interval: '1m' })
+    expect(candle.candle[0][4]).toBe('49000')
+    ws.close()
+  })
+})

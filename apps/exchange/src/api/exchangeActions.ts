@@ -17,9 +17,17 @@ import type { AccountStore } from '../accounts/accountStore.ts'
 import type { CoreOutcome } from '../core/exchangeCore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import { feeTier, ppmToFraction } from '../core/feeTiers.ts'
+import type { CandleInterval } from '../core/marketStats.ts'
 import { formatLedgerUnits } from '../ledger/ledger.ts'
 import { type ActionRegistry, type ActionResult, type Caller, failure, success } from './actions.ts'
-import { bookToWire, fillToWire, orderObject, tradeToWire } from './wireFormat.ts'
+import {
+  bookToWire,
+  candleToWire,
+  fillToWire,
+  orderObject,
+  ticker24hToWire,
+  tradeToWire,
+} from './wireFormat.ts'
 
 /** An asset as listed (protocol §4.5 fields). */
 export type ListedAsset = {
@@ -181,6 +189,36 @@ export function registerExchangeActions(actions: ActionRegistry, deps: ExchangeA
         .filter((trade) => trade.timestamp >= start && trade.timestamp <= end)
         .slice(0, limit)
       return success(trades.map((trade) => tradeToWire(spec, trade)))
+    })
+    .register('getCandles', (params) => {
+      const spec = specOf(params.market)
+      if (!spec) return unknownMarket()
+      const limit = Math.min(Number(params.limit ?? 1440), 1440)
+      const start = params.start === undefined ? 0 : Number(params.start)
+      const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
+      const candles = service.core.stats.candles(
+        spec.market,
+        params.interval as CandleInterval,
+        start,
+        end,
+        limit,
+      )
+      return success(candles.map((candle) => candleToWire(spec, candle)))
+    })
+    .register('getTicker24h', (params) => {
+      const nowMs = deps.nowMs()
+      const entry = (spec: MarketSpec) =>
+        ticker24hToWire(
+          spec,
+          service.core.stats.stats24h(spec.market, nowMs),
+          engine.ticker(spec.market),
+          nowMs,
+        )
+      if (params.market !== undefined) {
+        const spec = specOf(params.market)
+        return spec ? success(entry(spec)) : unknownMarket()
+      }
+      return success(listing.markets.flatMap((config) => specOf(config.market) ?? []).map(entry))
     })
     .register('getTickerPrice', (params) => {
       const entry = (spec: MarketSpec) => {

@@ -4,15 +4,27 @@
 // market about every 100 ms as one `book` event whose nonce is the previous one + 1.
 import { type EngineEvent, formatAmount, formatPrice, type MarketSpec } from '@polder/engine'
 import type { ExchangeService } from '../core/exchangeService.ts'
-import { fillEventToWire, levelsToWire, orderObject, tradeToWire } from './wireFormat.ts'
+import { candleIntervals } from '../core/marketStats.ts'
+import {
+  candleToWire,
+  fillEventToWire,
+  levelsToWire,
+  orderObject,
+  ticker24hToWire,
+  tradeToWire,
+} from './wireFormat.ts'
 import type { WsConnection } from './wsConnection.ts'
 
 export const bookFlushIntervalMs = 100
+/** How often changed 24-hour tickers are pushed (protocol: about once a second). */
+export const ticker24hIntervalMs = 1_000
 
 export class MarketDataHub {
   readonly connections = new Set<WsConnection>()
   readonly #service: ExchangeService
   readonly #touched = new Set<string>()
+  readonly #tickerChanged = new Set<string>()
+  #tickerTimer: ReturnType<typeof setInterval> | undefined
   readonly #decimalsOf: (asset: string) => number
   readonly #nowMs: () => number
   #timer: ReturnType<typeof setInterval> | undefined
@@ -31,11 +43,38 @@ export class MarketDataHub {
 
   start(): void {
     this.#timer ??= setInterval(() => void this.flushBooks(), bookFlushIntervalMs)
+    this.#tickerTimer ??= setInterval(() => this.publishTickers24h(), ticker24hIntervalMs)
   }
 
   stop(): void {
     clearInterval(this.#timer)
+    clearInterval(this.#tickerTimer)
     this.#timer = undefined
+    this.#tickerTimer = undefined
+  }
+
+  /** The `ticker24h` event for one market, serialised once for all its subscribers. */
+  ticker24hMessage(market: string): string | undefined {
+    const engine = this.#service.core.engine
+    const spec = engine.market(market)
+    if (spec === null) return undefined
+    const nowMs = this.#nowMs()
+    const entry = ticker24hToWire(
+      spec,
+      this.#service.core.stats.stats24h(market, nowMs),
+      engine.ticker(market),
+      nowMs,
+    )
+    return JSON.stringify({ event: 'ticker24h', data: [entry] })
+  }
+
+  /** Pushes the 24-hour tickers of the markets that changed since the last push. */
+  publishTickers24h(): void {
+    for (const market of this.#tickerChanged) {
+      const message = this.ticker24hMessage(market)
+      if (message !== undefined) this.#toChannel('ticker24h', market, message)
+    }
+    this.#tickerChanged.clear()
   }
 
   /** Journals one flushBook per market whose book changed since the last flush. */
@@ -86,14 +125,33 @@ export class MarketDataHub {
             JSON.stringify(fillEventToWire(spec, event)),
           )
           break
-        case 'trade':
+        case 'trade': {
+          this.#tickerChanged.add(event.market)
           this.#toChannel(
             'trades',
             event.market,
             JSON.stringify({ event: 'trade', market: event.market, ...tradeToWire(spec, event) }),
           )
+          // The updated current candle, once per interval that anyone watches here.
+          for (const interval of candleIntervals) {
+            let text: string | undefined
+            for (const connection of this.connections) {
+              if (!connection.subscriptions.hasCandles(interval, event.market)) continue
+              const candle = this.#service.core.stats.currentCandle(event.market, interval)
+              if (candle === undefined) break
+              text ??= JSON.stringify({
+                event: 'candle',
+                market: event.market,
+                interval,
+                candle: [candleToWire(spec, candle)],
+              })
+              connection.send(text)
+            }
+          }
           break
+        }
         case 'ticker':
+          this.#tickerChanged.add(event.market)
           this.#toChannel('ticker', event.market, JSON.stringify(tickerToWire(spec, event)))
           break
         case 'book':
@@ -114,7 +172,11 @@ export class MarketDataHub {
     }
   }
 
-  #toChannel(channel: 'book' | 'trades' | 'ticker', market: string, text: string): void {
+  #toChannel(
+    channel: 'book' | 'trades' | 'ticker' | 'ticker24h',
+    market: string,
+    text: string,
+  ): void {
     for (const connection of this.connections) {
       if (connection.subscriptions.has(channel, market)) connection.send(text)
     }

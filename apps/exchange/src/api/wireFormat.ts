@@ -11,7 +11,8 @@ import {
   orderToWire,
   type TradeEvent,
 } from '@polder/engine'
-import { formatLedgerUnits } from '../ledger/ledger.ts'
+import type { Candle, Stats24h } from '../core/marketStats.ts'
+import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
 
 export type Level = readonly [number, number]
 
@@ -88,5 +89,61 @@ export function tradeToWire(spec: MarketSpec, trade: TradeEvent): Record<string,
     amount: formatAmount(spec, trade.amount),
     price: formatPrice(spec, trade.price),
     side: trade.side,
+  }
+}
+
+/** Quote units of a market as a decimal string at the market's notional precision (rounded down). */
+export function quoteVolumeToWire(spec: MarketSpec, quoteUnits: bigint): string {
+  return formatLedgerUnits(toLedgerUnits(quoteUnits, spec.quoteDecimals), spec.notionalDecimals)
+}
+
+/** `[timestamp, open, high, low, close, volume]` (protocol §3.1). */
+export function candleToWire(
+  spec: MarketSpec,
+  candle: Candle,
+): [number, string, string, string, string, string] {
+  return [
+    candle.timestamp,
+    formatPrice(spec, candle.open),
+    formatPrice(spec, candle.high),
+    formatPrice(spec, candle.low),
+    formatPrice(spec, candle.close),
+    formatAmount(spec, candle.volume),
+  ]
+}
+
+type BestPrices = {
+  bestBid: number
+  bestBidSize: number
+  bestAsk: number
+  bestAskSize: number
+} | null
+
+/** The 24-hour ticker (REST `/ticker/24h` and the entries of the `ticker24h` event). */
+export function ticker24hToWire(
+  spec: MarketSpec,
+  stats: Stats24h,
+  best: BestPrices,
+  nowMs: number,
+): Record<string, unknown> {
+  const price = (units: number | null | undefined) => (units ? formatPrice(spec, units) : null)
+  const size = (units: number | undefined, present: boolean) =>
+    present && units !== undefined ? formatAmount(spec, units) : null
+  return {
+    market: spec.market,
+    startTimestamp: nowMs - 86_400_000,
+    timestamp: nowMs,
+    open: price(stats.open),
+    openTimestamp: stats.openTimestamp,
+    high: price(stats.high),
+    low: price(stats.low),
+    last: price(stats.last),
+    closeTimestamp: stats.closeTimestamp,
+    bid: price(best?.bestBid),
+    bidSize: size(best?.bestBidSize, Boolean(best?.bestBid)),
+    ask: price(best?.bestAsk),
+    askSize: size(best?.bestAskSize, Boolean(best?.bestAsk)),
+    volume: formatAmount(spec, stats.volume),
+    volumeQuote: quoteVolumeToWire(spec, stats.volumeQuote),
   }
 }

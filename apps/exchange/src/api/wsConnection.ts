@@ -25,6 +25,8 @@ export type WsDeps = {
   nowMs: () => number
   /** Whether a market id is listed; subscriptions to unknown markets are refused (205). */
   marketExists: (market: string) => boolean
+  /** Called after a confirmed subscribe, e.g. to push the current 24-hour tickers at once. */
+  afterSubscribe?: (connection: WsConnection, channels: readonly SubscriptionChannel[]) => void
 }
 
 /** Bytes queued for a client before it counts as a slow consumer and is disconnected. */
@@ -136,6 +138,7 @@ export class WsConnection {
         }
         const event = request.action === 'subscribe' ? 'subscribed' : 'unsubscribed'
         this.send(JSON.stringify({ event, subscriptions: this.subscriptions.describe() }))
+        if (request.action === 'subscribe') this.#deps.afterSubscribe?.(this, channels)
         return
       }
       default: {

@@ -28,6 +28,7 @@ import {
   LedgerInvariantError,
   toLedgerUnits,
 } from '../ledger/ledger.ts'
+import { MarketStats } from './marketStats.ts'
 import { OrderHistory } from './orderHistory.ts'
 
 export type Deposit = {
@@ -108,6 +109,7 @@ export class ExchangeCore {
   readonly engine = new Engine({ book: 'fast', sink: this.#log })
   readonly ledger = new Ledger()
   readonly history = new OrderHistory()
+  readonly stats = new MarketStats()
   readonly #holds = new Map<string, Hold>()
 
   /** Funds still held for an open order, in ledger units, or 0n. */
@@ -268,6 +270,7 @@ export class ExchangeCore {
       if (event.type === 'fill') pending.push(event)
       else if (event.type === 'trade') {
         this.#settleTrade(pending)
+        this.stats.record(event, pending[0]!.quote)
         pending = []
       } else if (event.type === 'order') {
         const key = `${event.market} ${event.orderId}`

@@ -1,0 +1,171 @@
+// Candles and 24-hour statistics per market, aggregated from the engine's public trades. Fed
+// inside the core, so a journal replay rebuilds them. Each interval keeps its most recent
+// `candlesPerIntervalMax` candles: as many as one candles request may return, and enough for
+// every chart range of the spec (1h of 1m candles up to 2 months of 1d candles).
+import type { TradeEvent } from '@polder/engine'
+
+export const candleIntervals = [
+  '1m',
+  '5m',
+  '15m',
+  '30m',
+  '1h',
+  '2h',
+  '4h',
+  '6h',
+  '8h',
+  '12h',
+  '1d',
+  '1W',
+  '1M',
+] as const
+export type CandleInterval = (typeof candleIntervals)[number]
+
+export const candlesPerIntervalMax = 1440
+const minuteMs = 60_000
+const dayMs = 86_400_000
+/** 1970-01-05, the first Monday after the epoch: weeks start on Mondays (UTC). */
+const firstMondayMs = 4 * dayMs
+
+const fixedIntervalMs: Partial<Record<CandleInterval, number>> = {
+  '1m': minuteMs,
+  '5m': 5 * minuteMs,
+  '15m': 15 * minuteMs,
+  '30m': 30 * minuteMs,
+  '1h': 60 * minuteMs,
+  '2h': 120 * minuteMs,
+  '4h': 240 * minuteMs,
+  '6h': 360 * minuteMs,
+  '8h': 480 * minuteMs,
+  '12h': 720 * minuteMs,
+  '1d': dayMs,
+  '1W': 7 * dayMs,
+}
+
+/** Start of the candle that contains `timestampMs` (UTC). */
+export function candleStartMs(interval: CandleInterval, timestampMs: number): number {
+  if (interval === '1M') {
+    const date = new Date(timestampMs)
+    return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1)
+  }
+  const length = fixedIntervalMs[interval]!
+  const offset = interval === '1W' ? firstMondayMs : 0
+  return Math.floor((timestampMs - offset) / length) * length + offset
+}
+
+/** Prices in price units, volume in base units, volumeQuote in quote units. */
+export type Candle = {
+  timestamp: number
+  open: number
+  high: number
+  low: number
+  close: number
+  volume: number
+  volumeQuote: bigint
+}
+
+export type Stats24h = {
+  open: number | null
+  openTimestamp: number | null
+  high: number | null
+  low: number | null
+  last: number | null
+  closeTimestamp: number | null
+  volume: number
+  volumeQuote: bigint
+}
+
+export class MarketStats {
+  readonly #candles = new Map<string, Map<CandleInterval, Candle[]>>()
+  readonly #lastTrade = new Map<string, TradeEvent>()
+
+  record(trade: TradeEvent, quoteUnits: number): void {
+    let byInterval = this.#candles.get(trade.market)
+    if (byInterval === undefined) {
+      byInterval = new Map(candleIntervals.map((interval) => [interval, []]))
+      this.#candles.set(trade.market, byInterval)
+    }
+    for (const [interval, candles] of byInterval) {
+      const start = candleStartMs(interval, trade.timestamp)
+      const last = candles.at(-1)
+      if (last !== undefined && last.timestamp === start) {
+        last.high = Math.max(last.high, trade.price)
+        last.low = Math.min(last.low, trade.price)
+        last.close = trade.price
+        last.volume += trade.amount
+        last.volumeQuote += BigInt(quoteUnits)
+      } else if (last === undefined || start > last.timestamp) {
+        candles.push({
+          timestamp: start,
+          open: trade.price,
+          high: trade.price,
+          low: trade.price,
+          close: trade.price,
+          volume: trade.amount,
+          volumeQuote: BigInt(quoteUnits),
+        })
+        if (candles.length > candlesPerIntervalMax)
+          candles.splice(0, candles.length - candlesPerIntervalMax)
+      }
+      // A trade older than the newest candle cannot happen: command timestamps never go back.
+    }
+    this.#lastTrade.set(trade.market, trade)
+  }
+
+  /** Candles of [startMs, endMs], newest first, at most `limit` (no candle where nothing traded). */
+  candles(
+    market: string,
+    interval: CandleInterval,
+    startMs: number,
+    endMs: number,
+    limit: number,
+  ): Candle[] {
+    const candles = this.#candles.get(market)?.get(interval) ?? []
+    const result: Candle[] = []
+    for (let index = candles.length - 1; index >= 0 && result.length < limit; index -= 1) {
+      const candle = candles[index]!
+      if (candle.timestamp > endMs) continue
+      if (candle.timestamp < startMs) break
+      result.push(candle)
+    }
+    return result
+  }
+
+  /** The candle of `interval` that the market's latest trade went into. */
+  currentCandle(market: string, interval: CandleInterval): Candle | undefined {
+    return this.#candles.get(market)?.get(interval)?.at(-1)
+  }
+
+  /** Rolling 24 hours to `nowMs`, from the 1m candles. */
+  stats24h(market: string, nowMs: number): Stats24h {
+    const candles = this.#candles.get(market)?.get('1m') ?? []
+    const fromMs = nowMs - dayMs
+    const stats: Stats24h = {
+      open: null,
+      openTimestamp: null,
+      high: null,
+      low: null,
+      last: null,
+      closeTimestamp: null,
+      volume: 0,
+      volumeQuote: 0n,
+    }
+    for (const candle of candles) {
+      if (candle.timestamp < candleStartMs('1m', fromMs) || candle.timestamp > nowMs) continue
+      if (stats.open === null) {
+        stats.open = candle.open
+        stats.openTimestamp = candle.timestamp
+      }
+      stats.high = stats.high === null ? candle.high : Math.max(stats.high, candle.high)
+      stats.low = stats.low === null ? candle.low : Math.min(stats.low, candle.low)
+      stats.volume += candle.volume
+      stats.volumeQuote += candle.volumeQuote
+    }
+    const lastTrade = this.#lastTrade.get(market)
+    if (lastTrade !== undefined) {
+      stats.last = lastTrade.price
+      stats.closeTimestamp = lastTrade.timestamp
+    }
+    return stats
+  }
+}
