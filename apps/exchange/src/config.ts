@@ -16,6 +16,10 @@ export type ExchangeConfig = {
   secretKeyHex: string | undefined
   /** Rate-limit budget per API key or IP (POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE); protocol default 1000. */
   rateLimitWeightPerMinute: number
+  /** Run the market simulator (on for `serve`, off with --no-simulator and in tests). */
+  simulator: boolean
+  /** Seed of the simulator's price walks. */
+  seed: number
 }
 
 export const defaultConfig: ExchangeConfig = {
@@ -27,6 +31,8 @@ export const defaultConfig: ExchangeConfig = {
   databaseUrl: undefined,
   secretKeyHex: undefined,
   rateLimitWeightPerMinute: 1000,
+  simulator: false,
+  seed: 1,
 }
 
 export class ConfigError extends Error {
@@ -53,6 +59,8 @@ export function parseConfig(
       port: { type: 'string' },
       'log-level': { type: 'string' },
       data: { type: 'string' },
+      'no-simulator': { type: 'boolean' },
+      seed: { type: 'string' },
     },
     strict: true,
   })
@@ -73,6 +81,8 @@ export function parseConfig(
     dataDir: values.data ?? env.POLDER_DATA ?? defaultConfig.dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
     secretKeyHex: env.POLDER_SECRET_KEY || undefined,
+    simulator: !values['no-simulator'],
+    seed: positiveInteger('--seed', values.seed ?? String(defaultConfig.seed)),
     rateLimitWeightPerMinute: positiveInteger(
       'POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE',
       env.POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE ?? String(defaultConfig.rateLimitWeightPerMinute),

@@ -1,6 +1,6 @@
 // What the exchange lists, from the shared catalogue (packages/catalogue): every asset with its
 // protocol §4.5 fields, and one EUR market each with the engine's market configuration.
-import { assets, markets, wireAsset } from '@polder/catalogue'
+import { assetBySymbol, assets, markets, wireAsset } from '@polder/catalogue'
 import type { MarketConfig } from '@polder/engine'
 import type { ListedAsset, Listing } from './api/exchangeActions.ts'
 
@@ -28,5 +28,13 @@ export function defaultListing(): Listing {
         maxOpenOrders: market.maxOpenOrders,
       }),
     ),
+    simulation: markets.map((market) => {
+      const asset = assetBySymbol(market.base)!
+      return {
+        market: market.market,
+        referencePrice: Number(asset.referencePriceEur),
+        volatilityPercentPerDay: asset.volatilityPercentPerDay,
+      }
+    }),
   }
 }

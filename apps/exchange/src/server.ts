@@ -18,6 +18,7 @@ import type { ExchangeConfig } from './config.ts'
 import { ExchangeService } from './core/exchangeService.ts'
 import { defaultRateLimitConfig, RateLimiter } from './limits/rateLimiter.ts'
 import { createMetrics } from './metrics.ts'
+import { defaultSimulatorOptions, MarketSimulator } from './simulator/marketSimulator.ts'
 import { Journal } from './storage/journal.ts'
 import { openStorage, storageLocation } from './storage/openStorage.ts'
 import type { SqlDriver } from './storage/sqlDriver.ts'
@@ -30,6 +31,8 @@ export type ExchangeServer = {
   accounts: AccountStore
   storage: SqlDriver
   service: ExchangeService
+  /** The market simulator, when the config turns it on (started by `listen`). */
+  simulator: MarketSimulator | undefined
   /** Bearer token of the /admin endpoints (kept in the data directory when there is one). */
   adminToken: string
   /** Starts listening; resolves with the base URL (http://host:port). */
@@ -73,6 +76,9 @@ export async function createExchangeServer(
   const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))
   registerExchangeActions(actions, { service, accounts, listing, nowMs: () => clock.nowMs() })
   const decimalsBySymbol = new Map(listing.assets.map((asset) => [asset.symbol, asset.decimals]))
+  const simulator = config.simulator
+    ? await createSimulator(accounts, service, listing, () => clock.nowMs(), config.seed)
+    : undefined
   const adminToken =
     config.dataDir === undefined ? randomBytes(32).toString('hex') : loadAdminToken(config.dataDir)
   const hub = new MarketDataHub(
@@ -205,10 +211,12 @@ export async function createExchangeServer(
     accounts,
     storage,
     service,
+    simulator,
     adminToken,
     async listen() {
       await app.listen({ host: config.host, port: config.port })
       hub.start()
+      simulator?.start()
       const address = app.server.address()
       if (address === null || typeof address === 'string')
         throw new Error('server has no TCP address')
@@ -219,10 +227,35 @@ export async function createExchangeServer(
       app.server.off('upgrade', onUpgrade)
       for (const ws of wss.clients) ws.close(wsCloseGoingAway, 'server shutting down')
       await new Promise<void>((resolve) => wss.close(() => resolve()))
+      simulator?.stop()
       hub.stop()
       await app.close()
       await service.drain()
       await storage.close()
     },
   }
+}
+
+async function simulatedAccount(accounts: AccountStore, email: string): Promise<number> {
+  const existing = await accounts.findAccountByEmail(email)
+  if (existing) return existing.id
+  return (await accounts.createAccount(email, randomBytes(24).toString('base64url'))).id
+}
+
+async function createSimulator(
+  accounts: AccountStore,
+  service: ExchangeService,
+  listing: Listing,
+  nowMs: () => number,
+  seed: number,
+): Promise<MarketSimulator> {
+  const simulator = new MarketSimulator(service, listing.simulation ?? [], {
+    ...defaultSimulatorOptions,
+    seed,
+    makerAccountId: await simulatedAccount(accounts, 'simulator-maker@polder.invalid'),
+    takerAccountId: await simulatedAccount(accounts, 'simulator-taker@polder.invalid'),
+    nowMs,
+  })
+  await simulator.fund()
+  return simulator
 }

@@ -110,6 +110,14 @@ export class AccountStore {
     )
   }
 
+  async findAccountByEmail(email: string): Promise<Account | undefined> {
+    const [row] = await this.#driver.query<{ id: string | number }>(
+      'select id from accounts where email = $1',
+      [email.trim().toLowerCase()],
+    )
+    return row ? this.findAccount(Number(row.id)) : undefined
+  }
+
   /** The account for this email and password, or undefined; takes as long either way. */
   async login(email: string, password: string): Promise<Account | undefined> {
     const [row] = await this.#driver.query<{ id: string | number; password_hash: string }>(

@@ -19,6 +19,7 @@ import type { ExchangeService } from '../core/exchangeService.ts'
 import { feeTier, ppmToFraction } from '../core/feeTiers.ts'
 import type { CandleInterval } from '../core/marketStats.ts'
 import { formatLedgerUnits } from '../ledger/ledger.ts'
+import type { SimulatedMarket } from '../simulator/marketSimulator.ts'
 import { type ActionRegistry, type ActionResult, type Caller, failure, success } from './actions.ts'
 import {
   bookToWire,
@@ -44,7 +45,12 @@ export type ListedAsset = {
   message: string
 }
 
-export type Listing = { assets: readonly ListedAsset[]; markets: readonly MarketConfig[] }
+export type Listing = {
+  assets: readonly ListedAsset[]
+  markets: readonly MarketConfig[]
+  /** Reference price and volatility per market, for the market simulator. */
+  simulation?: readonly SimulatedMarket[]
+}
 
 export type ExchangeActionDeps = {
   service: ExchangeService

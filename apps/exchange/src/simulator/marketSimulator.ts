@@ -1,0 +1,234 @@
+// Keeps every market alive with real orders through the real core: per market a fair price
+// follows a seeded geometric random walk (the asset's daily volatility), a market-maker account
+// re-quotes layered books around it, and a taker account sends market orders that trade against
+// them. Every book, trade, ticker and candle the clients see is therefore a real output of the
+// exchange. Simulated accounts are ordinary accounts funded by journaled deposits.
+import { randomUUID } from 'node:crypto'
+import type { MarketSpec, PlaceOrder } from '@polder/engine'
+import type { ExchangeService } from '../core/exchangeService.ts'
+import { feeTier } from '../core/feeTiers.ts'
+import { toLedgerUnits } from '../ledger/ledger.ts'
+
+export type SimulatedMarket = {
+  market: string
+  referencePrice: number
+  volatilityPercentPerDay: number
+}
+
+export type SimulatorOptions = {
+  seed: number
+  /** How often one market is re-quoted, per market, in ms. */
+  requoteIntervalMs: number
+  /** Levels per side the market maker quotes. */
+  levelsPerSide: number
+  /** Chance that a re-quote is followed by a taker order. */
+  takerProbability: number
+  makerAccountId: number
+  takerAccountId: number
+  nowMs: () => number
+}
+
+export const defaultSimulatorOptions = {
+  seed: 1,
+  requoteIntervalMs: 15_000,
+  levelsPerSide: 5,
+  takerProbability: 0.5,
+} as const
+
+/** mulberry32: small, fast, seedable; the walk must be reproducible from the seed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
+  }
+}
+
+function gaussian(random: () => number): number {
+  const u = Math.max(random(), Number.EPSILON)
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random())
+}
+
+const dayMs = 86_400_000
+/** Funds each simulated account starts with, per asset, in units of the reference price. */
+const fundingEur = 1_000_000_000
+
+type MarketState = {
+  spec: MarketSpec
+  fair: number
+  volatility: number
+  random: () => number
+  lastMs: number
+}
+
+export class MarketSimulator {
+  readonly #service: ExchangeService
+  readonly #options: SimulatorOptions
+  readonly #markets: MarketState[] = []
+  #timer: ReturnType<typeof setInterval> | undefined
+  #cursor = 0
+  #busy = false
+  commandsSubmitted = 0
+
+  constructor(
+    service: ExchangeService,
+    markets: readonly SimulatedMarket[],
+    options: SimulatorOptions,
+  ) {
+    this.#service = service
+    this.#options = options
+    markets.forEach((market, index) => {
+      const spec = service.core.engine.market(market.market)
+      if (spec === null || spec.status !== 'trading') return
+      // Start from the last traded price when there is one, so a restart continues the chart.
+      const last = service.core.engine.ticker(market.market)?.lastPrice
+      const fair = last ? last * 10 ** -spec.priceDecimals : market.referencePrice
+      this.#markets.push({
+        spec,
+        fair,
+        volatility: market.volatilityPercentPerDay / 100,
+        random: seededRandom(options.seed * 1_000_003 + index),
+        lastMs: options.nowMs(),
+      })
+    })
+  }
+
+  /** Funds the simulated accounts when they have nothing yet (journaled deposits). */
+  async fund(): Promise<void> {
+    const ledger = this.#service.core.ledger
+    const assets = new Map<string, number>([['EUR', 2]])
+    for (const market of this.#markets) assets.set(market.spec.base, market.spec.quantityDecimals)
+    for (const accountId of [this.#options.makerAccountId, this.#options.takerAccountId]) {
+      for (const [asset, decimals] of assets) {
+        if (ledger.balance(accountId, asset).available > 0n) continue
+        const market = this.#markets.find((state) => state.spec.base === asset)
+        const units =
+          asset === 'EUR'
+            ? fundingEur * 100
+            : Math.round((fundingEur / (market?.fair ?? 1)) * 10 ** decimals)
+        const amount = toLedgerUnits(
+          Math.max(1, Math.min(units, Number.MAX_SAFE_INTEGER)),
+          decimals,
+        )
+        await this.#service.submit({
+          type: 'deposit',
+          timestamp: this.#options.nowMs(),
+          accountId,
+          asset,
+          amount: amount.toString(),
+          reference: `simulator-${accountId}-${asset}`,
+        })
+      }
+    }
+  }
+
+  start(): void {
+    if (this.#timer !== undefined || this.#markets.length === 0) return
+    // One market per tick, so each is re-quoted every requoteIntervalMs and the load is even.
+    const tickMs = Math.max(5, this.#options.requoteIntervalMs / this.#markets.length)
+    this.#timer = setInterval(() => void this.step(), tickMs)
+  }
+
+  stop(): void {
+    clearInterval(this.#timer)
+    this.#timer = undefined
+  }
+
+  /** Moves the next market's fair price, re-quotes it, and maybe trades against it. */
+  async step(): Promise<void> {
+    if (this.#busy) return // never queue up behind a slow step
+    this.#busy = true
+    try {
+      const state = this.#markets[this.#cursor % this.#markets.length]!
+      this.#cursor += 1
+      await this.#requote(state)
+    } finally {
+      this.#busy = false
+    }
+  }
+
+  async #requote(state: MarketState): Promise<void> {
+    const { spec, random } = state
+    const nowMs = this.#options.nowMs()
+    const elapsedDays = Math.max(0, nowMs - state.lastMs) / dayMs
+    state.lastMs = nowMs
+    state.fair *= Math.exp(
+      state.volatility * Math.sqrt(elapsedDays) * gaussian(random) -
+        (state.volatility ** 2 * elapsedDays) / 2,
+    )
+    const fees = feeTier(0)
+    const maker = this.#options.makerAccountId
+    await this.#submit({
+      type: 'cancelOrders',
+      timestamp: nowMs,
+      accountId: maker,
+      market: spec.market,
+    })
+
+    const tick = spec.tickUnits
+    const fairUnits = Math.round((state.fair * 10 ** spec.priceDecimals) / tick) * tick
+    const minAmount = spec.minAmount
+    const halfSpreadTicks = 1 + Math.floor(random() * 3)
+    for (let level = 0; level < this.#options.levelsPerSide; level += 1) {
+      for (const side of ['buy', 'sell'] as const) {
+        const offset = (halfSpreadTicks + level * (1 + Math.floor(random() * 3))) * tick
+        const price = side === 'buy' ? fairUnits - offset : fairUnits + offset
+        if (price < spec.minPrice || price > spec.maxPrice) continue
+        const amount = minAmount * (2 + Math.floor(random() * 20))
+        await this.#submit(
+          this.#order(spec.market, maker, side, 'limit', amount, price, fees, nowMs),
+        )
+      }
+    }
+    if (random() < this.#options.takerProbability) {
+      const side = random() < 0.5 ? 'buy' : 'sell'
+      const amount = minAmount * (1 + Math.floor(random() * 5))
+      await this.#submit(
+        this.#order(
+          spec.market,
+          this.#options.takerAccountId,
+          side,
+          'market',
+          amount,
+          undefined,
+          fees,
+          nowMs,
+        ),
+      )
+    }
+  }
+
+  #order(
+    market: string,
+    accountId: number,
+    side: 'buy' | 'sell',
+    orderType: 'limit' | 'market',
+    amount: number,
+    price: number | undefined,
+    fees: { makerFeePpm: number; takerFeePpm: number },
+    timestamp: number,
+  ): PlaceOrder {
+    return {
+      type: 'placeOrder',
+      timestamp,
+      market,
+      orderId: randomUUID(),
+      accountId,
+      side,
+      orderType,
+      amount,
+      ...(price === undefined ? {} : { price }),
+      selfTradePrevention: 'cancelNewest',
+      makerFeePpm: fees.makerFeePpm,
+      takerFeePpm: fees.takerFeePpm,
+    }
+  }
+
+  async #submit(command: Parameters<ExchangeService['submit']>[0]): Promise<void> {
+    await this.#service.submit(command)
+    this.commandsSubmitted += 1
+  }
+}
