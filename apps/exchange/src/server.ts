@@ -15,7 +15,7 @@ import { MarketDataHub } from './api/marketDataHub.ts'
 import { registerRestRoutes } from './api/restRoutes.ts'
 import { WsConnection } from './api/wsConnection.ts'
 import type { ExchangeConfig } from './config.ts'
-import { ExchangeService } from './core/exchangeService.ts'
+import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
 import { defaultRateLimitConfig, RateLimiter } from './limits/rateLimiter.ts'
 import { createMetrics } from './metrics.ts'
 import { defaultSimulatorOptions, MarketSimulator } from './simulator/marketSimulator.ts'
@@ -44,10 +44,16 @@ export type ExchangeServer = {
 const wsPaths = new Set(['/v2', '/v2/'])
 const wsCloseGoingAway = 1001
 
+export type ServerOptions = {
+  /** Called when the core or the journal fails; default: log and exit the process. */
+  onFatal?: FatalHandler
+}
+
 export async function createExchangeServer(
   config: ExchangeConfig,
   listing: Listing,
   clock: Clock = systemClock,
+  options: ServerOptions = {},
 ): Promise<ExchangeServer> {
   const startedMs = clock.nowMs()
   const storage = await openStorage(
@@ -65,7 +71,12 @@ export async function createExchangeServer(
     weightPerMinuteMax: config.rateLimitWeightPerMinute,
   })
   const journal = await Journal.open(storage, { nowMs: () => clock.nowMs() })
-  const service = await ExchangeService.open(journal, listing.markets, clock.nowMs())
+  const service = await ExchangeService.open(
+    journal,
+    listing.markets,
+    clock.nowMs(),
+    options.onFatal,
+  )
   const metrics = createMetrics()
   service.onOutcome((command, outcome) => {
     metrics.commands.inc({

@@ -176,7 +176,9 @@ export class AccountStore {
           revoked: row.revoked_at_ms !== null,
         }
       : null
-    this.#keyCache.set(key, record)
+    // Only real keys are cached: random keys must not grow memory (and cost a query each, which
+    // the IP rate limit bounds).
+    if (record !== null) this.#keyCache.set(key, record)
     return record ?? undefined
   }
 

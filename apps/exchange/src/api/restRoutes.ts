@@ -86,23 +86,33 @@ async function handle(
   }
 
   const nowMs = deps.nowMs()
-  const caller = typeof keyHeader === 'string' ? `key:${keyHeader}` : `ip:${request.ip}`
-  const decision = deps.rateLimiter.charge(caller, restEndpointWeight(endpoint, params), nowMs)
-  reply.headers(rateLimitHeaders(decision))
-  if (!decision.allowed) {
+  const weight = restEndpointWeight(endpoint, params)
+  const charge = (caller: string): FastifyReply | undefined => {
+    const decision = deps.rateLimiter.charge(caller, weight, nowMs)
+    reply.headers(rateLimitHeaders(decision))
+    if (decision.allowed) return undefined
     return send(reply, { ok: false, ...protocolError(105, { expiryInMs: decision.bannedUntilMs }) })
   }
+  const ipCaller = `ip:${request.ip}`
 
+  // The budget is the API key's only once the key has proven itself with a valid signature:
+  // an unsigned header naming someone's key must neither spend nor exhaust that key's budget.
+  // Public endpoints and every failed authentication are charged to the IP.
   let authenticated: Caller
   if (endpoint.auth === 'private') {
-    if (keyHeader === undefined) return send(reply, { ok: false, ...protocolError(300) })
+    if (keyHeader === undefined)
+      return charge(ipCaller) ?? send(reply, { ok: false, ...protocolError(300) })
     const parsedHeaders = safeParse(restAuthHeaders, headers)
-    if (!parsedHeaders.success)
-      return send(reply, {
-        ok: false,
-        status: parsedHeaders.error.status,
-        body: parsedHeaders.error.body,
-      })
+    if (!parsedHeaders.success) {
+      return (
+        charge(ipCaller) ??
+        send(reply, {
+          ok: false,
+          status: parsedHeaders.error.status,
+          body: parsedHeaders.error.body,
+        })
+      )
+    }
     const auth = await verifySignedRequest(
       {
         key: parsedHeaders.data['bitvavo-access-key'],
@@ -117,18 +127,27 @@ async function handle(
       deps.findApiKey,
       undefined,
     )
-    if (!auth.ok) return send(reply, { ok: false, ...protocolError(auth.errorCode) })
+    if (!auth.ok)
+      return charge(ipCaller) ?? send(reply, { ok: false, ...protocolError(auth.errorCode) })
+    const refused = charge(`key:${auth.apiKey.key}`)
+    if (refused) return refused
     authenticated = { accountId: auth.apiKey.accountId, permissions: auth.apiKey.permissions }
+  } else {
+    const refused = charge(ipCaller)
+    if (refused) return refused
   }
 
+  let pathParams: Record<string, unknown> = {}
   if (endpoint.pathParams !== undefined) {
     const parsedPath = safeParse(endpoint.pathParams, match.pathParams, { location: 'query' })
-    if (!parsedPath.success)
+    if (!parsedPath.success) {
       return send(reply, {
         ok: false,
         status: parsedPath.error.status,
         body: parsedPath.error.body,
       })
+    }
+    pathParams = parsedPath.data as Record<string, unknown>
   }
   const parsed = safeParse(endpoint.request, params, { location: endpoint.requestIn })
   if (!parsed.success)
@@ -137,7 +156,7 @@ async function handle(
   if (action === undefined) return send(reply, { ok: false, ...protocolError(110) })
   const result = await deps.actions.run(
     action,
-    { ...(parsed.data as object), ...match.pathParams },
+    { ...(parsed.data as object), ...pathParams },
     authenticated,
   )
   return send(reply, result)

@@ -63,6 +63,13 @@ export class WsConnection {
   }
 
   async onMessage(text: string): Promise<void> {
+    // Every message costs at least one point, charged before any parsing: malformed floods too.
+    const caller = this.#apiKey ? `key:${this.#apiKey}` : `ip:${this.#ip}`
+    const first = this.#deps.rateLimiter.charge(caller, controlWeight, this.#deps.nowMs())
+    if (!first.allowed) {
+      this.send(JSON.stringify(protocolError(105, { expiryInMs: first.bannedUntilMs }).body))
+      return
+    }
     let message: unknown
     try {
       message = JSON.parse(text)
@@ -96,8 +103,11 @@ export class WsConnection {
     const weight = endpoint
       ? restEndpointWeight(endpoint, request as { market?: unknown })
       : controlWeight
-    const caller = this.#apiKey ? `key:${this.#apiKey}` : `ip:${this.#ip}`
-    const decision = this.#deps.rateLimiter.charge(caller, weight, this.#deps.nowMs())
+    const decision = this.#deps.rateLimiter.charge(
+      caller,
+      Math.max(0, weight - controlWeight),
+      this.#deps.nowMs(),
+    )
     if (!decision.allowed) {
       fail(protocolError(105, { expiryInMs: decision.bannedUntilMs }))
       return

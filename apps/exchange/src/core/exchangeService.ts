@@ -16,6 +16,22 @@ export class JournalReplayError extends Error {
   override name = 'JournalReplayError'
 }
 
+/** Memory and journal may disagree: nothing more may be accepted. */
+export class ExchangeHaltedError extends Error {
+  override name = 'ExchangeHaltedError'
+}
+
+/**
+ * What happens when the core throws (a broken invariant) or the journal fails: the default
+ * stops the process, as a half-applied command must never be built on (STYLE habit 5); a
+ * restart replays the journal, which holds only fully applied commands.
+ */
+export type FatalHandler = (error: Error) => void
+export const exitOnFatal: FatalHandler = (error) => {
+  console.error(`fatal: ${error.stack ?? error.message}`)
+  process.exit(70)
+}
+
 export class ExchangeService {
   readonly core: ExchangeCore
   readonly #journal: Journal
@@ -24,9 +40,13 @@ export class ExchangeService {
   /** Commands journaled since start (for metrics). */
   commandsJournaled = 0
 
-  private constructor(core: ExchangeCore, journal: Journal) {
+  readonly #onFatal: FatalHandler
+  #halted: Error | undefined
+
+  private constructor(core: ExchangeCore, journal: Journal, onFatal: FatalHandler) {
     this.core = core
     this.#journal = journal
+    this.#onFatal = onFatal
   }
 
   /** Replays the journal, then lists every market of `markets` that the journal did not have. */
@@ -34,6 +54,7 @@ export class ExchangeService {
     journal: Journal,
     markets: readonly MarketConfig[],
     nowMs: number,
+    onFatal: FatalHandler = exitOnFatal,
   ): Promise<ExchangeService> {
     const core = new ExchangeCore()
     let afterSeq = 0
@@ -50,7 +71,7 @@ export class ExchangeService {
       }
       if (page.length < replayPageRecordsMax) break
     }
-    const service = new ExchangeService(core, journal)
+    const service = new ExchangeService(core, journal, onFatal)
     for (const config of markets) {
       if (core.engine.market(config.market) !== null) continue
       const outcome = await service.submit({ type: 'addMarket', timestamp: nowMs, config })
@@ -70,15 +91,33 @@ export class ExchangeService {
 
   /** Applies, journals and, once durable, publishes. Refusals are answered at once. */
   async submit(command: CoreCommand): Promise<CoreOutcome> {
-    const outcome = this.core.apply(command)
-    for (const listener of this.#outcomeListeners) listener(command, outcome)
-    if (!outcome.ok) return outcome
-    const { durable } = this.#journal.append({ kind: command.type, payload: command })
+    if (this.#halted)
+      throw new ExchangeHaltedError('the exchange has halted', { cause: this.#halted })
+    let outcome: CoreOutcome
+    let durable: Promise<void>
+    try {
+      outcome = this.core.apply(command)
+      for (const listener of this.#outcomeListeners) listener(command, outcome)
+      if (!outcome.ok) return outcome
+      durable = this.#journal.append({ kind: command.type, payload: command }).durable
+    } catch (error) {
+      throw this.#halt(error as Error)
+    }
     this.commandsJournaled += 1
-    await durable
+    try {
+      await durable
+    } catch (error) {
+      throw this.#halt(error as Error)
+    }
     if (outcome.events.length > 0)
       for (const listener of this.#listeners) listener(outcome.events, command)
     return outcome
+  }
+
+  #halt(error: Error): Error {
+    this.#halted ??= error
+    this.#onFatal(error)
+    return new ExchangeHaltedError('the exchange has halted', { cause: error })
   }
 
   drain(): Promise<void> {

@@ -7,6 +7,14 @@ export type OrderRecord = { state: OrderState; fills: FillEvent[] }
 
 /** Public trades kept per market for `/{market}/trades` (its limit is at most 1000). */
 export const recentTradesPerMarketMax = 1_000
+/**
+ * Orders and fills kept per account. Open orders are always kept; beyond this the oldest closed
+ * orders and fills are forgotten, so memory stays bounded under the simulator's steady flow.
+ * (Full history belongs in SQL projections; see apps/exchange/README.md.)
+ */
+export const ordersPerAccountMax = 5_000
+export const fillsPerAccountMax = 5_000
+const openStatuses = new Set(['new', 'partiallyFilled', 'awaitingTrigger'])
 
 export class OrderHistory {
   readonly #orders = new Map<string, OrderRecord>()
@@ -26,12 +34,15 @@ export class OrderHistory {
           const keys = this.#byAccount.get(event.accountId) ?? []
           keys.push(key)
           this.#byAccount.set(event.accountId, keys)
+          if (keys.length > ordersPerAccountMax * 2) this.#forgetClosed(keys)
         }
       } else if (event.type === 'fill') {
         const record = this.#orders.get(`${event.market} ${event.orderId}`)
         record?.fills.push(event)
         const fills = this.#fillsByAccount.get(event.accountId) ?? []
         fills.push(event)
+        if (fills.length > fillsPerAccountMax * 2)
+          fills.splice(0, fills.length - fillsPerAccountMax)
         this.#fillsByAccount.set(event.accountId, fills)
       } else if (event.type === 'trade') {
         const trades = this.#trades.get(event.market) ?? []
@@ -41,6 +52,20 @@ export class OrderHistory {
         this.#trades.set(event.market, trades)
       }
     }
+  }
+
+  /** Drops the oldest closed orders until `ordersPerAccountMax` remain (open ones stay). */
+  #forgetClosed(keys: string[]): void {
+    let excess = keys.length - ordersPerAccountMax
+    const kept: string[] = []
+    for (const key of keys) {
+      const record = this.#orders.get(key)!
+      if (excess > 0 && !openStatuses.has(record.state.status)) {
+        this.#orders.delete(key)
+        excess -= 1
+      } else kept.push(key)
+    }
+    keys.splice(0, keys.length, ...kept)
   }
 
   order(market: string, orderId: string): OrderRecord | undefined {

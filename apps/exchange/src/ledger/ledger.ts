@@ -40,8 +40,6 @@ export class LedgerInvariantError extends Error {
 export class Ledger {
   readonly #balances = new Map<Holder, Map<string, Balance>>()
   #nextEntryId = 1
-  /** Entries not yet taken by `takeEntries` (the server persists them). */
-  #unsaved: LedgerEntry[] = []
 
   balance(holder: Holder, asset: string): Balance {
     const balance = this.#balances.get(holder)?.get(asset)
@@ -152,13 +150,6 @@ export class Ledger {
     ])
   }
 
-  /** Entries posted since the last call, in order; the caller persists them. */
-  takeEntries(): LedgerEntry[] {
-    const taken = this.#unsaved
-    this.#unsaved = []
-    return taken
-  }
-
   /** Per asset: customers + fees + external must be zero. Throws on a broken ledger. */
   checkInvariant(): Map<string, { customers: bigint; fees: bigint; netDeposits: bigint }> {
     const totals = new Map<string, { customers: bigint; fees: bigint; netDeposits: bigint }>()
@@ -216,15 +207,9 @@ export class Ledger {
       balance[posting.bucket] += posting.delta
       assets.set(posting.asset, balance)
     }
-    const entry: LedgerEntry = {
-      entryId: this.#nextEntryId++,
-      kind,
-      reference,
-      timestampMs,
-      postings,
-    }
-    this.#unsaved.push(entry)
-    return entry
+    // Entries are returned, not kept: the ledger is derived state, rebuilt from the command
+    // journal, so keeping every entry would only grow memory.
+    return { entryId: this.#nextEntryId++, kind, reference, timestampMs, postings }
   }
 }
 

@@ -19,6 +19,8 @@ export const defaultRateLimitConfig: RateLimitConfig = {
 }
 
 const minuteMs = 60_000
+/** Tracked callers looked at, at most, to find one that is not banned to forget. */
+const forgetScanMax = 1_000
 
 export type RateDecision =
   | { allowed: true; limit: number; remaining: number; resetAtMs: number }
@@ -76,9 +78,16 @@ export class RateLimiter {
   }
 
   #forgetOldest(): void {
-    // Map keeps insertion order: the first entries are the longest tracked.
-    const first = this.#callers.keys().next()
-    if (!first.done) this.#callers.delete(first.value)
+    // Map keeps insertion order: the first entries are the longest tracked. A ban is never
+    // forgotten early; scanning is bounded so a flood of bans cannot stall the limiter.
+    let scanned = 0
+    for (const [caller, state] of this.#callers) {
+      if (state.bannedUntilMs === 0 || scanned >= forgetScanMax) {
+        this.#callers.delete(caller)
+        return
+      }
+      scanned += 1
+    }
   }
 }
 

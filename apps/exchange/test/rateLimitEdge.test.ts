@@ -1,0 +1,62 @@
+// Rate limits at the edge, end to end: the budget is an API key's only once a signature proves
+// the key; anything else is charged to the IP.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sign } from '../src/auth/signature.ts'
+import { defaultConfig } from '../src/config.ts'
+import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { testListing } from './fixtures/testListing.ts'
+
+let server: ExchangeServer
+let baseUrl: string
+let victim: { key: string; secret: string }
+
+beforeAll(async () => {
+  server = await createExchangeServer(
+    {
+      ...defaultConfig,
+      port: 0,
+      logLevel: 'silent',
+      dataDir: undefined,
+      rateLimitWeightPerMinute: 5,
+    },
+    testListing,
+  )
+  baseUrl = await server.listen()
+  const account = await server.accounts.createAccount(
+    'victim@example.com',
+    'a long enough password',
+  )
+  victim = await server.accounts.createApiKey(account.id, ['view'])
+})
+afterAll(() => server.close())
+
+describe('rate limits at the edge', () => {
+  it("unsigned requests naming someone's key ban the sender's IP, never the key", async () => {
+    const statuses: number[] = []
+    for (let attempt = 0; attempt < 7; attempt += 1) {
+      const response = await fetch(`${baseUrl}/v2/time`, {
+        headers: { 'bitvavo-access-key': victim.key },
+      })
+      statuses.push(response.status)
+      await response.arrayBuffer()
+    }
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200])
+    expect(statuses.at(-1)).toBe(429)
+    const banned = await fetch(`${baseUrl}/v2/markets`)
+    const body = (await banned.json()) as { errorCode: number; error: string }
+    expect(body.errorCode).toBe(105)
+    expect(body.error.split(' at ')[1]!.split('.')[0]).toMatch(/^\d+$/)
+
+    // The key itself still has its whole budget once it signs.
+    const timestamp = Date.now()
+    const response = await fetch(`${baseUrl}/v2/balance`, {
+      headers: {
+        'bitvavo-access-key': victim.key,
+        'bitvavo-access-timestamp': String(timestamp),
+        'bitvavo-access-signature': sign(victim.secret, timestamp, 'GET', '/v2/balance'),
+      },
+    })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('bitvavo-ratelimit-remaining')).toBe('0')
+  })
+})
