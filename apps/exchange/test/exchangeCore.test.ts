@@ -113,6 +113,37 @@ describe('exchange core: orders are funded by holds', () => {
     expect(core.ledger.balance(1, 'BTC')).toEqual({ available: btc(1), inOrder: 0n })
   })
 
+  it('an under-funded market buy is refused with 216 before it trades, and nothing changes', () => {
+    const core = coreWithMarket()
+    deposit(core, 1, 'EUR', eur(100))
+    deposit(core, 2, 'BTC', btc(1))
+    core.apply(order(2, { side: 'sell', price: 50_000, amount: sats(1) }))
+    expect(core.apply(order(1, { orderType: 'market', amount: sats(0.01) }))).toMatchObject({
+      ok: false,
+      errorCode: 216,
+    })
+    expect(core.ledger.balance(1, 'EUR')).toEqual({ available: eur(100), inOrder: 0n })
+    expect(core.engine.depth('BTC-EUR', 'sell', 10)).toEqual([[50_000, sats(1)]])
+    core.ledger.checkInvariant()
+  })
+
+  it('a market sell by amountQuote holds the base it could need at the protected worst price', () => {
+    const core = coreWithMarket()
+    deposit(core, 1, 'BTC', btc(0.011))
+    deposit(core, 2, 'EUR', eur(100_000))
+    expect(core.apply(order(2, { side: 'buy', price: 50_000, amount: sats(1) })).ok).toBe(true)
+    // 500 EUR at no less than 45,000 (10% below the best bid) needs at most 0.01111112 BTC.
+    expect(
+      core.apply(order(1, { side: 'sell', orderType: 'market', amountQuote: 50_000_000_000 })),
+    ).toMatchObject({ ok: false, errorCode: 216 })
+    deposit(core, 1, 'BTC', btc(0.001))
+    expect(
+      core.apply(order(1, { side: 'sell', orderType: 'market', amountQuote: 50_000_000_000 })).ok,
+    ).toBe(true)
+    expect(core.ledger.balance(1, 'BTC')).toEqual({ available: btc(0.002), inOrder: 0n })
+    core.ledger.checkInvariant()
+  })
+
   it('a market buy by amount holds the available balance for the command and gives back the rest', () => {
     const core = coreWithMarket()
     deposit(core, 1, 'EUR', eur(10_000))

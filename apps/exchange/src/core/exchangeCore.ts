@@ -75,23 +75,41 @@ function insufficient(): CoreOutcome {
   return { ok: false, ...protocolError(216).body }
 }
 
+/** The opposite side's best prices when the order arrives (0: none), and its protection. */
+export type HoldContext = { bestBid: number; bestAsk: number; disableMarketProtection: boolean }
+
 /**
  * What an order must hold, in ledger units of the asset it spends: base for a sell, quote plus
- * the taker fee for a buy. 'all' marks an order whose cost is unknown until it executes (a
- * market buy by amount, a sell by amountQuote): it holds the whole available balance and gives
- * back the rest when it closes, within the same command. A stopLoss/takeProfit buy by amount
- * fires later at an unknown price, so it holds for the market's maxPrice: the only bound that
- * keeps every fill funded.
+ * the taker fee for a buy. The hold is a bound that every possible execution stays within:
+ * - a limit price bounds a limit order's cost;
+ * - a market order trades no further than its protection band from the best opposite price at
+ *   arrival (engine README, "Market protection"), so that band bounds it; with protection
+ *   disabled, or for stopLoss/takeProfit orders that fire later at a price unknown now, only the
+ *   market's maxPrice (buys) or minPrice (sells by amountQuote) bound it;
+ * - a market order facing an empty side cannot trade, and holds nothing.
+ * The fee is the taker rate on the bounding notional; the engine charges fees so that an
+ * order's fees never exceed the fee of its total, so the bound holds across many fills.
  */
 export function holdRequirement(
   spec: MarketSpec,
   order: OrderShape,
   takerFeePpm: number,
-): bigint | 'all' {
+  context: HoldContext,
+): bigint {
+  const isMarket = order.orderType === 'market'
+  const band = (best: number): number => Math.floor((best * spec.marketProtectionPpm) / 1_000_000)
+  const protectedMarket = isMarket && !context.disableMarketProtection
   if (order.side === 'sell') {
-    return order.amountRemaining === null
-      ? 'all'
-      : toLedgerUnits(order.amountRemaining, spec.quantityDecimals)
+    if (order.amountRemaining !== null)
+      return toLedgerUnits(order.amountRemaining, spec.quantityDecimals)
+    if (isMarket && context.bestBid === 0) return 0n
+    const lowest = protectedMarket
+      ? Math.max(spec.minPrice, context.bestBid - band(context.bestBid))
+      : spec.minPrice
+    const quoteUnits = BigInt(order.amountQuoteRemaining ?? 0)
+    const perBaseUnit = BigInt(lowest) * BigInt(spec.quotePerPriceBase)
+    const baseUnits = (quoteUnits + perBaseUnit - 1n) / perBaseUnit
+    return toLedgerUnits(baseUnits, spec.quantityDecimals)
   }
   const quoteWithFee = (quoteUnits: number): bigint =>
     toLedgerUnits(
@@ -99,8 +117,12 @@ export function holdRequirement(
       spec.quoteDecimals,
     )
   if (order.amountRemaining === null) return quoteWithFee(order.amountQuoteRemaining ?? 0)
-  if (order.orderType === 'market') return 'all'
-  const price = order.price ?? spec.maxPrice
+  if (isMarket && context.bestAsk === 0) return 0n
+  const price =
+    order.price ??
+    (protectedMarket
+      ? Math.min(spec.maxPrice, context.bestAsk + band(context.bestAsk))
+      : spec.maxPrice)
   return quoteWithFee(price * order.amountRemaining * spec.quotePerPriceBase)
 }
 
@@ -181,15 +203,17 @@ export class ExchangeCore {
           price: command.price ?? null,
         },
         command.takerFeePpm,
+        this.#holdContext(command.market, command.disableMarketProtection === true),
       )
-      need = required === 'all' ? available : required
+      need = required
       // Checked before the engine runs, so a refusal changes nothing.
-      if (need > available || need === 0n) return insufficient()
+      if (need > available) return insufficient()
     }
     const result = this.engine.execute(command)
     const events = this.#log.take()
     if (!result.ok) return result
-    this.ledger.hold(command.accountId, asset, need, command.orderId, command.timestamp)
+    if (need > 0n)
+      this.ledger.hold(command.accountId, asset, need, command.orderId, command.timestamp)
     this.#holds.set(`${command.market} ${command.orderId}`, {
       accountId: command.accountId,
       asset,
@@ -228,11 +252,10 @@ export class ExchangeCore {
           price: command.price ?? current.price,
         },
         hold.takerFeePpm,
+        this.#holdContext(command.market, current.disableMarketProtection),
       )
-      if (required !== 'all' && required > 0n) {
-        delta = required - hold.remaining
-        if (delta > this.ledger.balance(hold.accountId, hold.asset).available) return insufficient()
-      }
+      delta = required - hold.remaining
+      if (delta > this.ledger.balance(hold.accountId, hold.asset).available) return insufficient()
     }
     const result = this.engine.execute(command)
     const events = this.#log.take()
@@ -246,6 +269,11 @@ export class ExchangeCore {
     }
     this.#settle(events)
     return { ok: true, events }
+  }
+
+  #holdContext(market: string, disableMarketProtection: boolean): HoldContext {
+    const ticker = this.engine.ticker(market)
+    return { bestBid: ticker?.bestBid ?? 0, bestAsk: ticker?.bestAsk ?? 0, disableMarketProtection }
   }
 
   #findOpenOrder(command: UpdateOrder): OrderState | undefined {
