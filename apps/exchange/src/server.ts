@@ -43,6 +43,10 @@ export type ExchangeServer = {
 
 const wsPaths = new Set(['/v2', '/v2/'])
 const wsCloseGoingAway = 1001
+/** Requests one connection may have waiting for an answer before it is closed (1008). */
+const wsRequestsQueuedMax = 256
+/** Server pings every this often; a connection that did not answer the last one is dropped. */
+const wsHeartbeatIntervalMs = 30_000
 
 export type ServerOptions = {
   /** Called when the core or the journal fails; default: log and exit the process. */
@@ -203,18 +207,42 @@ export async function createExchangeServer(
       hub.connections.delete(connection)
       metrics.openSockets.dec()
     })
-    // Requests of one connection are answered in the order they arrive.
+    // Requests of one connection are answered in the order they arrive; a client that sends
+    // faster than it is answered is cut off rather than queued without bound.
     let queue = Promise.resolve()
+    let queued = 0
     ws.on('message', (data, isBinary) => {
       const text = isBinary ? '' : data.toString()
+      if (queued >= wsRequestsQueuedMax) {
+        ws.close(1008, 'too many requests in flight')
+        return
+      }
+      queued += 1
       queue = queue
         .then(() => connection.onMessage(text))
         .catch((error: unknown) => {
           app.log.error({ err: error }, 'websocket request failed')
           connection.send(JSON.stringify(protocolError(101).body))
         })
+        .finally(() => {
+          queued -= 1
+        })
     })
     ws.on('error', (error) => app.log.debug({ err: error }, 'websocket error'))
+    let alive = true
+    ws.on('pong', () => {
+      alive = true
+    })
+    // Half-open connections (a vanished client) are found by a ping that gets no pong.
+    const heartbeat = setInterval(() => {
+      if (!alive) {
+        ws.terminate()
+        return
+      }
+      alive = false
+      ws.ping()
+    }, wsHeartbeatIntervalMs)
+    ws.on('close', () => clearInterval(heartbeat))
   })
 
   return {

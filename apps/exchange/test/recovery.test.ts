@@ -150,7 +150,14 @@ describe('recovery after kill -9', () => {
     })
     expect(take.status).toBe('filled')
     expect(bid.status).toBe('new')
-    await new Promise((resolve) => setTimeout(resolve, 400)) // let the book flush publish a nonce
+    // The book is flushed when its nonce stops moving: two reads 300 ms apart agree.
+    let previousNonce = -1
+    for (let tries = 0; tries < 50; tries += 1) {
+      const published: Json = await (await fetch(`${first.url}/v2/BTC-EUR/book`)).json()
+      if (published.nonce > 0 && published.nonce === previousNonce) break
+      previousNonce = published.nonce
+      await new Promise((resolve) => setTimeout(resolve, 300))
+    }
 
     const before = await observe(first.url, alice, bob)
     expect(before.book.nonce).toBeGreaterThan(0)
@@ -169,8 +176,12 @@ describe('recovery after kill -9', () => {
       price: '63000',
       amount: '0.1',
     })
-    await new Promise((resolve) => setTimeout(resolve, 400))
-    const book: Json = await (await fetch(`${second.url}/v2/BTC-EUR/book`)).json()
+    let book: Json
+    for (let tries = 0; tries < 100; tries += 1) {
+      book = await (await fetch(`${second.url}/v2/BTC-EUR/book`)).json()
+      if (book.nonce !== before.book.nonce) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
     expect(book.nonce).toBe(before.book.nonce + 1)
     second.child.kill('SIGTERM')
     await new Promise((resolve) => second.child.once('exit', resolve))

@@ -99,6 +99,15 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
             .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
             .join('; '),
         })
+      // Check the deposit before anything is created, so a refusal leaves no account behind.
+      if (body.data.eur !== undefined) {
+        const parsed = parseDecimal(body.data.eur, deps.decimalsOf('EUR') ?? 2)
+        if (!parsed.ok || parsed.units <= 0) {
+          return reply
+            .code(400)
+            .send({ error: 'eur must be a positive decimal with at most 2 decimals' })
+        }
+      }
       try {
         const account = await deps.accounts.createAccount(body.data.email, body.data.password)
         const permissions: Permission[] = body.data.withdraw
