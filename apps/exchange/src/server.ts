@@ -13,6 +13,7 @@ import { loadAdminToken, registerAdminRoutes } from './api/adminRoutes.ts'
 import { type Listing, registerExchangeActions } from './api/exchangeActions.ts'
 import { MarketDataHub } from './api/marketDataHub.ts'
 import { registerRestRoutes } from './api/restRoutes.ts'
+import { registerWebRoutes } from './api/webRoutes.ts'
 import { WsConnection } from './api/wsConnection.ts'
 import type { ExchangeConfig } from './config.ts'
 import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
@@ -140,6 +141,7 @@ export async function createExchangeServer(
     decimalsOf: (asset) => decimalsBySymbol.get(asset),
     nowMs: () => clock.nowMs(),
   })
+  registerWebRoutes(app, { service, listing, nowMs: () => clock.nowMs() })
   registerRestRoutes(app, {
     actions,
     rateLimiter,

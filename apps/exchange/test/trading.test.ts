@@ -448,3 +448,52 @@ describe('candles and 24-hour tickers', () => {
     ws.close()
   })
 })
+
+describe("the spec's web API", () => {
+  it('GET /exchange/proxy/v3/markets/data lists markets with price, change, volume, mini chart and a themed icon', async () => {
+    const items: Json = await (
+      await fetch(
+        `${baseUrl}/exchange/proxy/v3/markets/data?markets=BTC-EUR&theme=dark&miniChart=true`,
+      )
+    ).json()
+    expect(items).toHaveLength(1)
+    const [item] = items
+    expect(item).toMatchObject({
+      market: 'BTC-EUR',
+      base: { symbol: 'BTC', name: 'Bitcoin', slug: 'bitcoin' },
+      quote: { symbol: 'EUR', slug: 'euro' },
+    })
+    expect(item.lastPrice).toMatch(/^\d+$/)
+    expect(item.change24h).toMatch(/^-?\d+\.\d\d$/)
+    expect(item.miniChart.length).toBeGreaterThan(0)
+    expect(item.theme.icon).toMatch(/\/exchange\/icons\/BTC-dark\.svg$/)
+    const icon = await fetch(item.theme.icon)
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml')
+    expect(await icon.text()).toContain('<svg')
+    const byAsset: Json = await (
+      await fetch(`${baseUrl}/exchange/proxy/v3/markets/data?assets=ETH`)
+    ).json()
+    expect(byAsset.map((entry: Json) => entry.market)).toEqual(['ETH-EUR'])
+    expect(byAsset[0].miniChart).toBeUndefined()
+  })
+
+  it('refuses a bad theme with the field named', async () => {
+    const response = await fetch(`${baseUrl}/exchange/proxy/v3/markets/data?theme=purple`)
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as Json).error).toContain('theme')
+  })
+
+  it('GET /exchange/xp/v1/markets/price/candles gives chart candles from start, newest first', async () => {
+    const candles: Json = await (
+      await fetch(
+        `${baseUrl}/exchange/xp/v1/markets/price/candles?market=BTC-EUR&interval=1m&start=0`,
+      )
+    ).json()
+    expect(candles.length).toBeGreaterThan(0)
+    expect(candles[0]).toHaveLength(6)
+    const bad = await fetch(
+      `${baseUrl}/exchange/xp/v1/markets/price/candles?market=BTC-EUR&interval=5m&start=0`,
+    )
+    expect(bad.status).toBe(400)
+  })
+})
