@@ -24,6 +24,8 @@ export interface Book {
   next(order: Order): Order | null
   /** Best price of a side; 0 when the side is empty. */
   bestPrice(side: Side): number
+  /** Total resting base units at the best price of a side; 0 when the side is empty. */
+  bestSize(side: Side): number
   /** Total resting base units at a price (0 when no level). */
   sizeAt(side: Side, price: number): number
   /** Number of resting orders on a side. */

@@ -1,6 +1,7 @@
 import { feeFor, floorDiv } from './arithmetic.ts'
 import type { Book, BookKind } from './book.ts'
 import { significantDigits } from './decimal.ts'
+import { DirtyLevels } from './dirty-levels.ts'
 import {
   EngineConfigError,
   ErrorCode,
@@ -9,8 +10,9 @@ import {
   type Rejection,
   reject,
 } from './errors.ts'
-import { FastBook } from './fast-book.ts'
+import { FastBook, type FastLevel } from './fast-book.ts'
 import { feePpmMax, type MarketSpec, marketSpecFromConfig, ppmScale } from './market.ts'
+import { OpenCounts } from './open-counts.ts'
 import {
   fromState,
   hasLimitPrice,
@@ -20,6 +22,7 @@ import {
   type OrderState,
   toState,
 } from './order.ts'
+import { ClosedOrder, hashOrderId, type IndexedOrder, OrderIndex } from './order-index.ts'
 import { ReferenceBook } from './reference-book.ts'
 import type {
   AddMarket,
@@ -162,35 +165,30 @@ export interface EngineSnapshot {
   readonly closed: readonly (readonly [string, string, number, OrderType, OrderStatus])[]
 }
 
-export class OpenCounter {
-  count = 0
-}
-
 class MarketState {
   readonly spec: MarketSpec
   readonly book: Book
-  /** Open orders (new, partiallyFilled, awaitingTrigger) by orderId, in placement order. */
-  readonly orders = new Map<string, Order>()
+  /** This market's entries in the engine's order index (open and remembered closed orders). */
+  indexed = 0
   readonly clientIds = new Map<string, Order>()
-  /**
-   * Open orders per account (error 235), as counter objects held by the orders themselves, so
-   * opening and closing cost no hash lookup while the account has open orders here. A counter
-   * leaves the map (and returns to a pool) when it reaches zero: bounded by the open orders.
-   */
-  readonly openCount = new Map<number, OpenCounter>()
+  /** Dense index of the market in the engine (key of the open-order counts). */
+  readonly index: number
   /** Orders awaiting their trigger, in placement order (the order in which they fire). */
   readonly triggers: Order[] = []
   lastPrice = 0
   tradeSeq = 0
   nonce = 0
   /** price → size at the last published batch, for levels changed since. */
-  readonly dirtyBids = new Map<number, number>()
-  readonly dirtyAsks = new Map<number, number>()
+  /** Counts the batches (published or not); levels marked in this one carry it (FastLevel). */
+  dirtyGen = 1
+  readonly dirtyBids = new DirtyLevels()
+  readonly dirtyAsks = new DirtyLevels()
   readonly ticker: Ticker
 
-  constructor(spec: MarketSpec, book: Book) {
+  constructor(spec: MarketSpec, book: Book, index: number) {
     this.spec = spec
     this.book = book
+    this.index = index
     this.ticker = {
       market: spec.market,
       bestBid: 0,
@@ -230,20 +228,26 @@ export class Engine {
   private readonly sink: EngineSink
   private readonly closedOrdersRememberedMax: number
   /**
-   * The most recently closed orders, engine-wide, oldest at `closedHead`. A closed order stays in
-   * its market's `orders` map (with its terminal status) until it leaves this ring, so a late
-   * cancel or update finds it (233, 234) and its id cannot be reused meanwhile; then it goes back
-   * to the pool. No extra hash map: a resting order costs one set and one delete in its life.
+   * The most recently closed orders, engine-wide, oldest at `closedHead`, as small records that
+   * take the order's place in the order index until they leave this ring (and are reused for
+   * the next closed order), so a late cancel or update finds them (233, 234) and the id cannot
+   * be reused meanwhile. The order record itself goes back to the pool when its command ends.
    */
-  private readonly closedRing: Order[] = []
-  private readonly closedRingMarkets: MarketState[] = []
+  private readonly closedRing: ClosedOrder[] = []
   private closedHead = 0
+  /** Markets by their dense index. */
+  private readonly marketList: MarketState[] = []
   private seq = 0
+  /** Counts `open` calls: the placement order of open orders (Order.openSeq). */
+  private openSeq = 0
   private readonly pool: Order[] = []
   private readonly released: Order[] = []
-  /** The account's open-order counter found by validatePlace, handed to placeOrder. */
-  private placeCounter: OpenCounter | null = null
-  private readonly counterPool: OpenCounter[] = []
+  /** Open orders per account and market (error 235). */
+  private readonly openCounts = new OpenCounts()
+  /** Open and remembered closed orders by (market, orderId). */
+  private readonly orderIndex = new OrderIndex()
+  /** The orderId hash computed by validatePlace, for placeOrder. */
+  private placeHash = 0
   private readonly trade: Trade
   private readonly scratchLevels: number[] = []
 
@@ -299,7 +303,9 @@ export class Engine {
       throw new EngineConfigError(`market ${spec.market} already exists`)
     }
     const book: Book = this.bookKind === 'fast' ? new FastBook() : new ReferenceBook()
-    this.markets.set(spec.market, new MarketState(spec, book))
+    const market = new MarketState(spec, book, this.markets.size)
+    this.markets.set(spec.market, market)
+    this.marketList.push(market)
     return accepted
   }
 
@@ -328,6 +334,8 @@ export class Engine {
     const orderType = command.orderType
     const byQuote = command.amountQuote !== undefined
     order.orderId = command.orderId
+    order.idHash = this.placeHash
+    order.marketIndex = market.index
     order.clientOrderId = command.clientOrderId ?? null
     order.market = spec.market
     order.accountId = command.accountId
@@ -351,7 +359,6 @@ export class Engine {
     order.updated = command.timestamp
     order.makerFeePpm = command.makerFeePpm
     order.takerFeePpm = command.takerFeePpm
-    order.openCounter = this.placeCounter
     if (hasTrigger(orderType)) {
       this.open(market, order)
       order.triggerAmount = command.triggerAmount as number
@@ -390,8 +397,8 @@ export class Engine {
     const orderIds: string[] = []
     for (const market of markets) {
       const mine: Order[] = []
-      for (const order of market.orders.values()) {
-        if (order.registered && order.accountId === command.accountId) mine.push(order)
+      for (const order of this.openList(market)) {
+        if (order.accountId === command.accountId) mine.push(order)
       }
       for (const order of mine) {
         orderIds.push(order.orderId)
@@ -518,7 +525,7 @@ export class Engine {
     } else if (price !== order.price || amountRemaining > order.amountRemaining) {
       // Loses time priority: leaves the book and comes back as a new arrival at its new price,
       // taking liquidity first if the new price crosses.
-      this.markDirty(market, order.side, order.price)
+      this.markDirty(market, order.side, order.price, order.level)
       market.book.remove(order)
       order.visible = false
       order.price = price
@@ -527,7 +534,7 @@ export class Engine {
       this.run(market, order, timestamp)
     } else {
       if (amountRemaining < order.amountRemaining) {
-        this.markDirty(market, order.side, order.price)
+        this.markDirty(market, order.side, order.price, order.level)
         market.book.reduce(order, order.amountRemaining - amountRemaining)
         order.amount = amount
         order.amountRemaining = amountRemaining
@@ -545,17 +552,20 @@ export class Engine {
     const book = market.book
     const bids: [number, number][] = []
     const asks: [number, number][] = []
-    for (const [price, published] of market.dirtyBids) {
+    for (const price of market.dirtyBids.unique()) {
       const size = book.sizeAt('buy', price)
-      if (size !== published) bids.push([price, size])
+      if (size !== market.dirtyBids.publishedSize(price)) bids.push([price, size])
     }
-    for (const [price, published] of market.dirtyAsks) {
+    for (const price of market.dirtyAsks.unique()) {
       const size = book.sizeAt('sell', price)
-      if (size !== published) asks.push([price, size])
+      if (size !== market.dirtyAsks.publishedSize(price)) asks.push([price, size])
     }
     market.dirtyBids.clear()
     market.dirtyAsks.clear()
+    market.dirtyGen++
     if (bids.length === 0 && asks.length === 0) return null
+    for (const [price, size] of bids) market.dirtyBids.publish(price, size)
+    for (const [price, size] of asks) market.dirtyAsks.publish(price, size)
     bids.sort((a, b) => b[0] - a[0])
     asks.sort((a, b) => a[0] - b[0])
     market.nonce++
@@ -578,17 +588,8 @@ export class Engine {
     const market = this.markets.get(marketId)
     if (market === undefined) return null
     const side = (name: Side): [number, number][] => {
-      const sizes = new Map<number, number>()
-      const out = this.scratchLevels
-      market.book.levels(name, Number.MAX_SAFE_INTEGER, out)
-      for (let index = 0; index < out.length; index += 2) {
-        sizes.set(out[index] as number, out[index + 1] as number)
-      }
-      for (const [price, published] of name === 'buy' ? market.dirtyBids : market.dirtyAsks) {
-        if (published === 0) sizes.delete(price)
-        else sizes.set(price, published)
-      }
-      const levels = [...sizes.entries()]
+      const dirty = name === 'buy' ? market.dirtyBids : market.dirtyAsks
+      const levels = [...dirty.published.entries()]
       levels.sort(name === 'buy' ? (a, b) => b[0] - a[0] : (a, b) => a[0] - b[0])
       return levels.slice(0, depthMax)
     }
@@ -625,8 +626,8 @@ export class Engine {
     const market = this.markets.get(marketId)
     if (market === undefined) return []
     const states: OrderState[] = []
-    for (const order of market.orders.values()) {
-      if (order.registered && (accountId === undefined || order.accountId === accountId)) {
+    for (const order of this.openList(market)) {
+      if (accountId === undefined || order.accountId === accountId) {
         states.push(toState(order, market.spec.quote))
       }
     }
@@ -635,10 +636,9 @@ export class Engine {
 
   getOrder(marketId: string, orderId: string): OrderState | null {
     const market = this.markets.get(marketId)
-    const order = market?.orders.get(orderId)
-    return market === undefined || order === undefined || !order.registered
-      ? null
-      : toState(order, market.spec.quote)
+    if (market === undefined) return null
+    const order = this.lookup(market, orderId)
+    return order === null || !order.registered ? null : toState(order, market.spec.quote)
   }
 
   /** Resting orders of one side in priority order (copies). */
@@ -679,19 +679,17 @@ export class Engine {
         nonce: market.nonce,
         tradeSeq: market.tradeSeq,
         lastPrice: market.lastPrice,
-        orders: [...market.orders.values()]
-          .filter((order) => order.registered)
-          .map((order) => ({
-            state: toState(order, quote),
-            makerFeePpm: order.makerFeePpm,
-            takerFeePpm: order.takerFeePpm,
-            seq: order.seq,
-          })),
+        orders: this.openList(market).map((order) => ({
+          state: toState(order, quote),
+          makerFeePpm: order.makerFeePpm,
+          takerFeePpm: order.takerFeePpm,
+          seq: order.seq,
+        })),
         bids: ids('buy'),
         asks: ids('sell'),
         triggers: market.triggers.map((order) => order.orderId),
-        dirtyBids: [...market.dirtyBids.entries()],
-        dirtyAsks: [...market.dirtyAsks.entries()],
+        dirtyBids: dirtyEntries(market.dirtyBids),
+        dirtyAsks: dirtyEntries(market.dirtyAsks),
         ticker: [
           ticker.bestBid,
           ticker.bestBidSize,
@@ -708,7 +706,7 @@ export class Engine {
       markets,
       closed: this.closedOrders().map((order) => [
         order.orderId,
-        order.market,
+        (this.marketList[order.marketIndex] as MarketState).spec.market,
         order.accountId,
         order.orderType,
         order.status,
@@ -740,28 +738,36 @@ export class Engine {
         engine.open(market, order)
       }
       const byId = (id: string): Order => {
-        const order = market.orders.get(id)
-        if (order === undefined) throw new EngineConfigError(`snapshot: unknown order ${id}`)
+        const order = engine.lookup(market, id)
+        if (order === null || !order.registered)
+          throw new EngineConfigError(`snapshot: unknown order ${id}`)
         return order
       }
       for (const id of saved.bids) market.book.insert(byId(id))
       for (const id of saved.asks) market.book.insert(byId(id))
       for (const id of saved.triggers) market.triggers.push(byId(id))
-      for (const [price, size] of saved.dirtyBids) market.dirtyBids.set(price, size)
-      for (const [price, size] of saved.dirtyAsks) market.dirtyAsks.set(price, size)
+      // Published state: the current levels, except the changed ones at their published size.
+      for (const [name, dirty, changed] of [
+        ['buy', market.dirtyBids, saved.dirtyBids],
+        ['sell', market.dirtyAsks, saved.dirtyAsks],
+      ] as const) {
+        const out = engine.scratchLevels
+        market.book.levels(name, Number.MAX_SAFE_INTEGER, out)
+        for (let index = 0; index < out.length; index += 2) {
+          dirty.publish(out[index] as number, out[index + 1] as number)
+        }
+        for (const [price, size] of changed) {
+          dirty.publish(price, size)
+          dirty.mark(price)
+        }
+      }
       const [bestBid, bestBidSize, bestAsk, bestAskSize, lastPrice] = saved.ticker
       Object.assign(market.ticker, { bestBid, bestBidSize, bestAsk, bestAskSize, lastPrice })
     }
     for (const [orderId, marketId, accountId, orderType, status] of snapshot.closed) {
       const market = engine.markets.get(marketId)
       if (market === undefined) throw new EngineConfigError(`snapshot: unknown market ${marketId}`)
-      const order = new Order()
-      order.orderId = orderId
-      order.market = market.spec.market
-      order.accountId = accountId
-      order.orderType = orderType
-      order.status = status
-      engine.close(market, order)
+      engine.remember(market, orderId, 0, accountId, orderType, status, null)
     }
     return engine
   }
@@ -800,7 +806,7 @@ export class Engine {
       mix(market.nonce)
       mix(market.tradeSeq)
       mix(market.lastPrice)
-      mix(market.orders.size)
+      mix(market.indexed)
       for (const side of ['buy', 'sell'] as const) {
         mix(market.book.orderCount(side))
         market.book.forEach(side, visit)
@@ -853,9 +859,10 @@ export class Engine {
     }
     order.status = order.filledAmount > 0 ? 'partiallyFilled' : 'new'
     order.seq = ++this.seq
-    this.markDirty(market, order.side, order.price)
     book.insert(order)
     order.visible = true
+    // Marked after the insert, so the fast book's level (new or not) is known.
+    this.markDirty(market, order.side, order.price, order.level)
   }
 
   private runMarket(market: MarketState, order: Order, timestamp: number): void {
@@ -944,7 +951,7 @@ export class Engine {
     const quote = price * quantity * spec.quotePerPriceBase
     const makerFee = feeFor(quote, maker.makerFeePpm, spec.quotePerNotional)
     const takerFee = feeFor(quote, taker.takerFeePpm, spec.quotePerNotional)
-    this.markDirty(market, maker.side, price)
+    this.markDirty(market, maker.side, price, maker.level)
     const makerDone = quantity === maker.amountRemaining
     if (makerDone) {
       market.book.remove(maker)
@@ -1039,7 +1046,7 @@ export class Engine {
             timestamp,
           )
         } else {
-          this.markDirty(market, maker.side, maker.price)
+          this.markDirty(market, maker.side, maker.price, maker.level)
           market.book.reduce(maker, decrement)
           maker.amountRemaining -= decrement
           maker.amount -= decrement
@@ -1083,18 +1090,10 @@ export class Engine {
 
   private open(market: MarketState, order: Order): void {
     invariant(!order.registered, 'open: order already registered')
-    market.orders.set(order.orderId, order)
+    this.indexOrder(market, order)
+    order.openSeq = ++this.openSeq
     if (order.clientOrderId !== null) market.clientIds.set(order.clientOrderId, order)
-    let counter = order.openCounter
-    if (counter === null) {
-      counter = market.openCount.get(order.accountId) ?? null
-      if (counter === null) {
-        counter = this.counterPool.pop() ?? new OpenCounter()
-        market.openCount.set(order.accountId, counter)
-      }
-      order.openCounter = counter
-    }
-    counter.count++
+    this.openCounts.increment(order.accountId, market.index)
     order.registered = true
   }
 
@@ -1103,38 +1102,106 @@ export class Engine {
       if (order.clientOrderId !== null && market.clientIds.get(order.clientOrderId) === order) {
         market.clientIds.delete(order.clientOrderId)
       }
-      const counter = order.openCounter
-      invariant(counter !== null && counter.count > 0, 'close: open order count underflow')
-      if (--counter.count === 0) {
-        market.openCount.delete(order.accountId)
-        if (this.counterPool.length < orderPoolMax) this.counterPool.push(counter)
-      }
-      order.openCounter = null
+      this.openCounts.decrement(order.accountId, market.index)
       order.registered = false
+      // Its closed record takes its place in the index (same market, id and hash).
+      this.remember(
+        market,
+        order.orderId,
+        order.idHash,
+        order.accountId,
+        order.orderType,
+        order.status,
+        order,
+      )
     } else {
-      // Finished inside its own command: enters the map only to be remembered as closed.
-      market.orders.set(order.orderId, order)
+      // Finished inside its own command: enters the index only to be remembered as closed.
+      this.remember(
+        market,
+        order.orderId,
+        order.idHash,
+        order.accountId,
+        order.orderType,
+        order.status,
+        null,
+      )
     }
+    // Back to the pool when the command ends (the sink still gets its last event).
+    this.released.push(order)
+  }
+
+  /**
+   * Remembers a closed order in the ring (evicting the oldest when full) and in the index, in
+   * place of `replacing` when given. Returns the record.
+   */
+  private remember(
+    market: MarketState,
+    orderId: string,
+    idHash: number,
+    accountId: number,
+    orderType: OrderType,
+    status: OrderStatus,
+    replacing: Order | null,
+  ): ClosedOrder {
     const ring = this.closedRing
+    let closed: ClosedOrder
     if (ring.length < this.closedOrdersRememberedMax) {
-      ring.push(order)
-      this.closedRingMarkets.push(market)
-      return
+      closed = new ClosedOrder()
+      ring.push(closed)
+    } else {
+      const head = this.closedHead
+      closed = ring[head] as ClosedOrder
+      if (this.orderIndex.remove(closed)) {
+        const evictedMarket = this.marketList[closed.marketIndex] as MarketState
+        evictedMarket.indexed--
+      }
+      this.closedHead = head + 1 === ring.length ? 0 : head + 1
     }
-    const head = this.closedHead
-    const evicted = ring[head] as Order
-    const evictedMarket = this.closedRingMarkets[head] as MarketState
-    if (evictedMarket.orders.get(evicted.orderId) === evicted) {
-      evictedMarket.orders.delete(evicted.orderId)
+    closed.orderId = orderId
+    closed.idHash = idHash === 0 ? hashOrderId(orderId, market.index) : idHash
+    closed.marketIndex = market.index
+    closed.accountId = accountId
+    closed.orderType = orderType
+    closed.status = status
+    if (replacing !== null) {
+      this.orderIndex.replace(replacing, closed)
+    } else {
+      this.orderIndex.insert(closed)
+      market.indexed++
     }
-    this.released.push(evicted)
-    ring[head] = order
-    this.closedRingMarkets[head] = market
-    this.closedHead = head + 1 === ring.length ? 0 : head + 1
+    return closed
+  }
+
+  private indexOrder(market: MarketState, order: Order): void {
+    order.marketIndex = market.index
+    if (order.idHash === 0) order.idHash = hashOrderId(order.orderId, market.index)
+    this.orderIndex.insert(order)
+    market.indexed++
+  }
+
+  /** An open or remembered closed order of the market by id, or null. */
+  private lookup(market: MarketState, orderId: string): IndexedOrder | null {
+    if (typeof orderId !== 'string') return null
+    return this.orderIndex.find(orderId, market.index, hashOrderId(orderId, market.index))
+  }
+
+  /**
+   * Open orders of a market in placement order: the resting ones and the waiting ones, sorted by
+   * `openSeq` (kept per order rather than in a list, so closing an order touches no other).
+   */
+  private openList(market: MarketState): Order[] {
+    const list: Order[] = []
+    const add = (order: Order): void => {
+      list.push(order)
+    }
+    market.book.forEach('buy', add)
+    market.book.forEach('sell', add)
+    for (const order of market.triggers) list.push(order)
+    return list.sort((a, b) => a.openSeq - b.openSeq)
   }
 
   /** The remembered closed orders, oldest first. */
-  private closedOrders(): Order[] {
+  private closedOrders(): ClosedOrder[] {
     const ring = this.closedRing
     return [...ring.slice(this.closedHead), ...ring.slice(0, this.closedHead)]
   }
@@ -1147,7 +1214,7 @@ export class Engine {
     timestamp: number,
   ): void {
     if (order.visible) {
-      this.markDirty(market, order.side, order.price)
+      this.markDirty(market, order.side, order.price, order.level)
       market.book.remove(order)
       order.visible = false
     } else {
@@ -1172,11 +1239,11 @@ export class Engine {
     forUpdate: boolean,
   ): Order | Rejection {
     const { accountId, orderId, clientOrderId } = command
-    let order: Order | undefined
-    if (clientOrderId !== undefined) order = market.clientIds.get(clientOrderId)
-    else if (orderId !== undefined) order = market.orders.get(orderId)
+    let order: IndexedOrder | null
+    if (clientOrderId !== undefined) order = market.clientIds.get(clientOrderId) ?? null
+    else if (orderId !== undefined) order = this.lookup(market, orderId)
     else return reject(ErrorCode.parameterRequired, 'orderId')
-    if (order !== undefined && order.accountId === accountId) {
+    if (order !== null && order.accountId === accountId) {
       if (order.registered) return order
       // Recently closed (another account's order is not revealed: 240 as if unknown).
       return reject(
@@ -1188,9 +1255,17 @@ export class Engine {
     return reject(ErrorCode.orderNotFound)
   }
 
-  private markDirty(market: MarketState, side: Side, price: number): void {
+  /**
+   * Notes a changed level for the next batch. `level` (the fast book's level of a resting order,
+   * or null) lets a level already noted in this batch skip it.
+   */
+  private markDirty(market: MarketState, side: Side, price: number, level: FastLevel | null): void {
+    if (level !== null) {
+      if (level.dirtyGen === market.dirtyGen) return
+      level.dirtyGen = market.dirtyGen
+    }
     const dirty = side === 'buy' ? market.dirtyBids : market.dirtyAsks
-    if (!dirty.has(price)) dirty.set(price, market.book.sizeAt(side, price))
+    dirty.mark(price)
   }
 
   /** Fires triggers (repeatedly: a fill can fire the next), updates the ticker, recycles orders. */
@@ -1219,8 +1294,8 @@ export class Engine {
     const ticker = market.ticker
     const bestBid = book.bestPrice('buy')
     const bestAsk = book.bestPrice('sell')
-    const bestBidSize = bestBid === 0 ? 0 : book.sizeAt('buy', bestBid)
-    const bestAskSize = bestAsk === 0 ? 0 : book.sizeAt('sell', bestAsk)
+    const bestBidSize = book.bestSize('buy')
+    const bestAskSize = book.bestSize('sell')
     if (
       bestBid !== ticker.bestBid ||
       bestAsk !== ticker.bestAsk ||
@@ -1287,15 +1362,16 @@ export class Engine {
     if (!Number.isSafeInteger(command.timestamp) || command.timestamp < 0) {
       return reject(ErrorCode.parameterInvalid, 'timestamp')
     }
-    if (
-      typeof command.orderId !== 'string' ||
-      command.orderId.length === 0 ||
-      command.orderId.length > orderIdLengthMax ||
-      // Unique among the market's open and recently closed orders (the server makes UUIDs).
-      market.orders.has(command.orderId)
-    ) {
+    const orderId = command.orderId
+    if (typeof orderId !== 'string' || orderId.length === 0 || orderId.length > orderIdLengthMax) {
       return reject(ErrorCode.parameterInvalid, 'orderId')
     }
+    // Unique among the market's open and recently closed orders (the server makes UUIDs).
+    const hash = hashOrderId(orderId, market.index)
+    if (this.orderIndex.find(orderId, market.index, hash) !== null) {
+      return reject(ErrorCode.parameterInvalid, 'orderId')
+    }
+    this.placeHash = hash
     if (!Number.isSafeInteger(command.accountId)) {
       return reject(ErrorCode.parameterInvalid, 'accountId')
     }
@@ -1409,11 +1485,9 @@ export class Engine {
       const invalid = validateNotional(spec, command.price as number, command.amount as number)
       if (invalid !== null) return invalid
     }
-    const counter = market.openCount.get(command.accountId)
-    if (counter !== undefined && counter.count >= spec.maxOpenOrders) {
+    if (this.openCounts.get(command.accountId, market.index) >= spec.maxOpenOrders) {
       return reject(ErrorCode.openOrdersAboveMaximum)
     }
-    this.placeCounter = counter ?? null
     if (clientOrderId !== undefined && market.clientIds.has(clientOrderId)) {
       return reject(ErrorCode.clientOrderIdConflict)
     }
@@ -1458,6 +1532,12 @@ function stopTaker(taker: Order, timestamp: number): void {
   taker.updated = timestamp
 }
 
+function dirtyEntries(dirty: DirtyLevels): [number, number][] {
+  const entries: [number, number][] = []
+  for (const price of dirty.unique()) entries.push([price, dirty.publishedSize(price)])
+  return entries
+}
+
 function tradingRejection(status: MarketStatus): Rejection | null {
   switch (status) {
     case 'trading':
@@ -1479,7 +1559,9 @@ function validatePrice(
   name: 'price' | 'triggerAmount',
 ): Rejection | null {
   if (!isPositiveSafeInteger(price)) return reject(ErrorCode.parameterInvalid, name)
-  if (price % spec.tickUnits !== 0) return reject(ErrorCode.priceNotMultipleOfTick)
+  if (spec.tickUnits !== 1 && price % spec.tickUnits !== 0) {
+    return reject(ErrorCode.priceNotMultipleOfTick)
+  }
   if (price < spec.minPrice) return reject(ErrorCode.priceBelowMinimum)
   if (price > spec.maxPrice) return reject(ErrorCode.priceAboveMaximum)
   if (spec.pricePrecision > 0 && significantDigits(price) > spec.pricePrecision) {

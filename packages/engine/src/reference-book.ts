@@ -48,6 +48,11 @@ export class ReferenceBook implements Book {
     return this.side(side)[0]?.price ?? 0
   }
 
+  bestSize(side: Side): number {
+    const best = this.bestPrice(side)
+    return best === 0 ? 0 : this.sizeAt(side, best)
+  }
+
   sizeAt(side: Side, price: number): number {
     let size = 0
     for (const order of this.side(side)) if (order.price === price) size += order.amountRemaining
