@@ -170,6 +170,7 @@ class MarketState {
   readonly book: Book
   /** This market's entries in the engine's order index (open and remembered closed orders). */
   indexed = 0
+  /** Open orders by `${accountId} ${clientOrderId}`. */
   readonly clientIds = new Map<string, Order>()
   /** Dense index of the market in the engine (key of the open-order counts). */
   readonly index: number
@@ -205,6 +206,11 @@ const noopSink: EngineSink = {
   trade() {},
   ticker() {},
   book() {},
+}
+
+/** clientOrderIds are unique per account (protocol §4.1): another account may use the same. */
+function clientKey(accountId: number, clientOrderId: string): string {
+  return `${accountId} ${clientOrderId}`
 }
 
 function opposite(side: Side): Side {
@@ -949,8 +955,20 @@ export class Engine {
   ): void {
     const spec = market.spec
     const quote = price * quantity * spec.quotePerPriceBase
-    const makerFee = feeFor(quote, maker.makerFeePpm, spec.quotePerNotional)
-    const takerFee = feeFor(quote, taker.takerFeePpm, spec.quotePerNotional)
+    // Each fill pays what brings the order's fees to the fee of its total so far, so an order
+    // split into many fills pays no more than one fill of the same total (and what the server
+    // held for it), and never more than the fill's own notional (a dust fill cannot cost more
+    // than it is worth).
+    const makerFee = Math.min(
+      quote,
+      feeFor(maker.filledAmountQuote + quote, maker.makerFeePpm, spec.quotePerNotional) -
+        maker.feePaid,
+    )
+    const takerFee = Math.min(
+      quote,
+      feeFor(taker.filledAmountQuote + quote, taker.takerFeePpm, spec.quotePerNotional) -
+        taker.feePaid,
+    )
     this.markDirty(market, maker.side, price, maker.level)
     const makerDone = quantity === maker.amountRemaining
     if (makerDone) {
@@ -1092,15 +1110,18 @@ export class Engine {
     invariant(!order.registered, 'open: order already registered')
     this.indexOrder(market, order)
     order.openSeq = ++this.openSeq
-    if (order.clientOrderId !== null) market.clientIds.set(order.clientOrderId, order)
+    if (order.clientOrderId !== null)
+      market.clientIds.set(clientKey(order.accountId, order.clientOrderId), order)
     this.openCounts.increment(order.accountId, market.index)
     order.registered = true
   }
 
   private close(market: MarketState, order: Order): void {
     if (order.registered) {
-      if (order.clientOrderId !== null && market.clientIds.get(order.clientOrderId) === order) {
-        market.clientIds.delete(order.clientOrderId)
+      const key =
+        order.clientOrderId === null ? null : clientKey(order.accountId, order.clientOrderId)
+      if (key !== null && market.clientIds.get(key) === order) {
+        market.clientIds.delete(key)
       }
       this.openCounts.decrement(order.accountId, market.index)
       order.registered = false
@@ -1240,7 +1261,8 @@ export class Engine {
   ): Order | Rejection {
     const { accountId, orderId, clientOrderId } = command
     let order: IndexedOrder | null
-    if (clientOrderId !== undefined) order = market.clientIds.get(clientOrderId) ?? null
+    if (clientOrderId !== undefined)
+      order = market.clientIds.get(clientKey(accountId, clientOrderId)) ?? null
     else if (orderId !== undefined) order = this.lookup(market, orderId)
     else return reject(ErrorCode.parameterRequired, 'orderId')
     if (order !== null && order.accountId === accountId) {
@@ -1488,7 +1510,10 @@ export class Engine {
     if (this.openCounts.get(command.accountId, market.index) >= spec.maxOpenOrders) {
       return reject(ErrorCode.openOrdersAboveMaximum)
     }
-    if (clientOrderId !== undefined && market.clientIds.has(clientOrderId)) {
+    if (
+      clientOrderId !== undefined &&
+      market.clientIds.has(clientKey(command.accountId, clientOrderId))
+    ) {
       return reject(ErrorCode.clientOrderIdConflict)
     }
     return null

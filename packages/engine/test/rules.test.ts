@@ -5,6 +5,8 @@ import {
   EngineConfigError,
   type EngineEvent,
   EventLog,
+  type FillEvent,
+  feeFor,
   type MarketConfig,
   type OrderEvent,
 } from '../src/index.ts'
@@ -217,6 +219,30 @@ describe.each(bookKinds)('rules with the %s book', (kind) => {
       expect(
         engine.execute(place({ orderId: 'a', orderType: 'market', amountQuote: 100_001 })),
       ).toMatchObject({ errorCode: 429 })
+    })
+
+    test('clientOrderIds are per account: another account may use the same one, and cannot see or cancel ours', () => {
+      const { engine } = makeEngine(kind)
+      expect(
+        engine.execute(place({ orderId: 'a', clientOrderId: 'same', amount: 1, price: 100 })).ok,
+      ).toBe(true)
+      expect(
+        engine.execute(
+          place({ orderId: 'b', accountId: 2, clientOrderId: 'same', amount: 1, price: 100 }),
+        ).ok,
+      ).toBe(true)
+      expect(
+        engine.execute({
+          type: 'cancelOrder',
+          timestamp: nextTimestamp(),
+          market: tst.market,
+          accountId: 2,
+          clientOrderId: 'same',
+        }),
+      ).toEqual({ ok: true })
+      expect(
+        engine.openOrders(tst.market).map((state) => [state.orderId, state.accountId]),
+      ).toEqual([['a', 1]])
     })
 
     test('a clientOrderId already used by an open order of the market is error 220; free again once closed', () => {
@@ -1039,6 +1065,53 @@ describe.each(bookKinds)('rules with the %s book', (kind) => {
         filledAmountQuote: 20_000,
         feeCurrency: 'EUR',
       })
+    })
+
+    test('an order split into many fills pays the fee of its total, not a rounded fee per fill', () => {
+      // Same market as the rounding test: each fill of 0.457 @ 1.23 alone would round 0.0014 EUR
+      // of taker fee up to 0.01; ten of them must cost what one fill of the total costs.
+      const config: MarketConfig = {
+        ...tst,
+        tickSize: '0.01',
+        quantityDecimals: 3,
+        minOrderInBaseAsset: '0.001',
+        maxOrderInBaseAsset: '1000',
+      }
+      const { engine, log } = makeEngine(kind, [config])
+      for (let index = 0; index < 10; index++) {
+        engine.execute(
+          place({ orderId: `s${index}`, accountId: 2, side: 'sell', amount: 457, price: 123 }),
+        )
+      }
+      engine.execute(place({ orderId: 't', amount: 4_570, price: 123 }))
+      const events = log.take()
+      const takerFees = events
+        .filter((event) => event.type === 'fill' && event.taker)
+        .map((event) => (event as FillEvent).fee)
+      expect(takerFees).toHaveLength(10)
+      // Total 5.6211 EUR; 0.25% = 0.01405… → 0.02 EUR = 2,000 quote units, once.
+      expect(takerFees.reduce((sum, fee) => sum + fee, 0)).toBe(feeFor(562_110, 2_500, 1_000))
+      expect(lastOrder(events, 't').feePaid).toBe(2_000)
+    })
+
+    test('a dust fill never costs more than its own notional', () => {
+      // 1 unit @ 0.01 is 0.00001 EUR of notional; a rounded-up fee of 0.01 EUR would exceed it.
+      const config: MarketConfig = {
+        ...tst,
+        tickSize: '0.01',
+        quantityDecimals: 3,
+        minOrderInBaseAsset: '0.001',
+        minOrderInQuoteAsset: '0',
+        maxOrderInBaseAsset: '1000',
+      }
+      const { engine, log } = makeEngine(kind, [config])
+      engine.execute(place({ orderId: 's', accountId: 2, side: 'sell', amount: 1, price: 1 }))
+      engine.execute(place({ orderId: 'b', amount: 1, price: 1 }))
+      const fills = log.take().filter((event) => event.type === 'fill') as FillEvent[]
+      expect(fills.map((fill) => [fill.quote, fill.fee])).toEqual([
+        [1, 1],
+        [1, 1],
+      ])
     })
 
     test('fee rates outside ±10% or a negative taker fee are error 205', () => {
