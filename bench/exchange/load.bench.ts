@@ -271,7 +271,7 @@ try {
     `  planned ${ratePerSecond} requests/s for ${durationSeconds} s (70% limit, 10% market, 20% cancel)`,
   )
   console.log(
-    `  acknowledged ${acknowledged} (${(acknowledged / elapsedSeconds).toFixed(0)}/s), refused ${refused}, fills ${fills}`,
+    `  acknowledged ${acknowledged} (${(acknowledged / elapsedSeconds).toFixed(0)}/s), refused ${refused} ${JSON.stringify(Object.fromEntries(refusedByCode))}, fills ${fills}`,
   )
   console.log(
     `  acknowledgement latency from planned send: p50 ${(ackLatencyUs.getValueAtPercentile(50) / 1000).toFixed(2)} ms, p99 ${(ackLatencyUs.getValueAtPercentile(99) / 1000).toFixed(2)} ms, max ${(ackLatencyUs.maxValue / 1000).toFixed(2)} ms`,

@@ -44,8 +44,8 @@ export type ExchangeServer = {
 
 const wsPaths = new Set(['/v2', '/v2/'])
 const wsCloseGoingAway = 1001
-/** Requests one connection may have waiting for an answer before it is closed (1008). */
-const wsRequestsQueuedMax = 256
+/** Requests one connection may have awaiting a reply before it is closed (1008). */
+const wsRequestsInFlightMax = 1_000
 /** Server pings every this often; a connection that did not answer the last one is dropped. */
 const wsHeartbeatIntervalMs = 30_000
 
@@ -209,25 +209,25 @@ export async function createExchangeServer(
       hub.connections.delete(connection)
       metrics.openSockets.dec()
     })
-    // Requests of one connection are answered in the order they arrive; a client that sends
-    // faster than it is answered is cut off rather than queued without bound.
-    let queue = Promise.resolve()
-    let queued = 0
+    // Each request starts as it arrives, so commands reach the core in arrival order (the core
+    // applies them synchronously); only the replies wait, each for its own journal commit. A
+    // client with too many requests awaiting replies is cut off rather than served without bound.
+    let inFlight = 0
     ws.on('message', (data, isBinary) => {
       const text = isBinary ? '' : data.toString()
-      if (queued >= wsRequestsQueuedMax) {
+      if (inFlight >= wsRequestsInFlightMax) {
         ws.close(1008, 'too many requests in flight')
         return
       }
-      queued += 1
-      queue = queue
-        .then(() => connection.onMessage(text))
+      inFlight += 1
+      connection
+        .onMessage(text)
         .catch((error: unknown) => {
           app.log.error({ err: error }, 'websocket request failed')
           connection.send(JSON.stringify(protocolError(101).body))
         })
         .finally(() => {
-          queued -= 1
+          inFlight -= 1
         })
     })
     ws.on('error', (error) => app.log.debug({ err: error }, 'websocket error'))
