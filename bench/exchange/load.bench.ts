@@ -47,6 +47,8 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
     [
+      // e.g. POLDER_SERVER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the server
+      ...(process.env.POLDER_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []),
       join(root, 'apps/exchange/src/main.ts'),
       'serve',
       '--port',
