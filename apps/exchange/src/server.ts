@@ -77,9 +77,10 @@ export async function createExchangeServer(
   })
   const journal = await Journal.open(storage, { nowMs: () => clock.nowMs() })
   const service = await ExchangeService.open(
+    storage,
     journal,
     listing.markets,
-    clock.nowMs(),
+    () => clock.nowMs(),
     options.onFatal,
   )
   const metrics = createMetrics()
@@ -129,7 +130,11 @@ export async function createExchangeServer(
   }
   app.get('/', async () => index)
   app.get('/v2', async () => index)
-  app.get('/health', async () => ({ status: 'ok', uptimeMs: clock.nowMs() - startedMs }))
+  app.get('/health', async () => ({
+    status: 'ok',
+    uptimeMs: clock.nowMs() - startedMs,
+    startup: service.startup,
+  }))
   app.get('/metrics', async (_request, reply) => {
     reply.header('content-type', metrics.registry.contentType)
     return metrics.registry.metrics()
@@ -272,6 +277,7 @@ export async function createExchangeServer(
       hub.stop()
       await app.close()
       await service.drain()
+      await service.snapshot() // a clean stop restarts without replaying
       await storage.close()
     },
   }

@@ -434,3 +434,68 @@ describe('exchange core: no order ever spends more than it holds', () => {
     expect(trades).toBeGreaterThan(200)
   })
 })
+
+describe('exchange core: snapshots', () => {
+  it('property: snapshot (through JSON) + the later commands = the same state and events as never snapshotting', () => {
+    const step = fc.record({
+      account: fc.constantFrom(1, 2, 3),
+      side: fc.constantFrom('buy' as const, 'sell' as const),
+      market: fc.boolean(),
+      price: fc.integer({ min: 49_900, max: 50_100 }),
+      amount: fc.integer({ min: 10_000, max: 2_000_000 }),
+      cancel: fc.nat({ max: 9 }),
+    })
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 30, maxLength: 90 }), fc.nat(), (steps, cut) => {
+        const toCommand = (
+          core: ExchangeCore,
+          s: (typeof steps)[number],
+          index: number,
+        ): CoreCommand => {
+          const timestamp = 90_000 + index * 1_000
+          const open = core.engine.openOrders('BTC-EUR', s.account)
+          if (s.cancel === 0 && open.length > 0) {
+            return {
+              type: 'cancelOrder',
+              timestamp,
+              market: 'BTC-EUR',
+              accountId: s.account,
+              orderId: open[0]!.orderId,
+            }
+          }
+          if (s.cancel === 1) return { type: 'flushBook', timestamp, market: 'BTC-EUR' }
+          return order(
+            s.account,
+            s.market
+              ? {
+                  timestamp,
+                  side: s.side,
+                  orderType: 'market',
+                  amount: s.amount,
+                  orderId: `m${index}`,
+                }
+              : { timestamp, side: s.side, price: s.price, amount: s.amount, orderId: `l${index}` },
+          )
+        }
+        const whole = coreWithMarket()
+        for (const account of [1, 2, 3]) {
+          deposit(whole, account, 'EUR', eur(1_000_000))
+          deposit(whole, account, 'BTC', btc(20))
+        }
+        const at = cut % steps.length
+        steps.slice(0, at).forEach((s, index) => {
+          whole.apply(toCommand(whole, s, index))
+        })
+        const restored = new ExchangeCore(JSON.parse(JSON.stringify(whole.snapshot())))
+        steps.slice(at).forEach((s, offset) => {
+          const index = at + offset
+          const command = toCommand(whole, s, index)
+          expect(JSON.stringify(restored.apply(command))).toBe(JSON.stringify(whole.apply(command)))
+        })
+        expect(restored.engine.stateHash()).toBe(whole.engine.stateHash())
+        expect(JSON.stringify(restored.snapshot())).toBe(JSON.stringify(whole.snapshot()))
+      }),
+      { seed: 77, numRuns: 60 },
+    )
+  })
+})

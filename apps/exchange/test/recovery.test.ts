@@ -183,7 +183,19 @@ describe('recovery after kill -9', () => {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     expect(book.nonce).toBe(before.book.nonce + 1)
+    const secondHealth: Json = await (await fetch(`${second.url}/health`)).json()
+    expect(secondHealth.startup.replayedRecords).toBeGreaterThan(0) // rebuilt from the journal
+
+    // A clean stop saves a snapshot: the next start restores it and replays nothing.
+    const atStop = await observe(second.url, alice, bob)
     second.child.kill('SIGTERM')
     await new Promise((resolve) => second.child.once('exit', resolve))
+    const third = await startServer()
+    const thirdHealth: Json = await (await fetch(`${third.url}/health`)).json()
+    expect(thirdHealth.startup.snapshotSeq).toBeGreaterThan(0)
+    expect(thirdHealth.startup.replayedRecords).toBe(0)
+    expect(await observe(third.url, alice, bob)).toEqual(atStop)
+    third.child.kill('SIGTERM')
+    await new Promise((resolve) => third.child.once('exit', resolve))
   }, 60_000)
 })

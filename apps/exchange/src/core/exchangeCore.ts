@@ -9,6 +9,7 @@ import {
   type CancelOrders,
   Engine,
   type EngineEvent,
+  type EngineSnapshot,
   EventLog,
   type FillEvent,
   type FlushBook,
@@ -26,10 +27,11 @@ import {
   InsufficientBalanceError,
   Ledger,
   LedgerInvariantError,
+  type LedgerSnapshot,
   toLedgerUnits,
 } from '../ledger/ledger.ts'
-import { MarketStats } from './marketStats.ts'
-import { OrderHistory } from './orderHistory.ts'
+import { MarketStats, type MarketStatsSnapshot } from './marketStats.ts'
+import { OrderHistory, type OrderHistorySnapshot } from './orderHistory.ts'
 
 export type Deposit = {
   type: 'deposit'
@@ -126,13 +128,54 @@ export function holdRequirement(
   return quoteWithFee(price * order.amountRemaining * spec.quotePerPriceBase)
 }
 
+/** The whole core as plain JSON: what a journal snapshot stores. */
+export type CoreSnapshot = {
+  version: 1
+  engine: EngineSnapshot
+  ledger: LedgerSnapshot
+  holds: [key: string, accountId: number, asset: string, remaining: string, takerFeePpm: number][]
+  history: OrderHistorySnapshot
+  stats: MarketStatsSnapshot
+}
+
 export class ExchangeCore {
   readonly #log = new EventLog()
-  readonly engine = new Engine({ book: 'fast', sink: this.#log })
-  readonly ledger = new Ledger()
-  readonly history = new OrderHistory()
-  readonly stats = new MarketStats()
+  readonly engine: Engine
+  readonly ledger: Ledger
+  readonly history: OrderHistory
+  readonly stats: MarketStats
   readonly #holds = new Map<string, Hold>()
+
+  constructor(snapshot?: CoreSnapshot) {
+    if (snapshot !== undefined && snapshot.version !== 1)
+      throw new Error('unknown core snapshot version')
+    this.engine = snapshot
+      ? Engine.restore(snapshot.engine, { book: 'fast', sink: this.#log })
+      : new Engine({ book: 'fast', sink: this.#log })
+    this.ledger = snapshot ? Ledger.restore(snapshot.ledger) : new Ledger()
+    this.history = snapshot ? OrderHistory.restore(snapshot.history) : new OrderHistory()
+    this.stats = snapshot ? MarketStats.restore(snapshot.stats) : new MarketStats()
+    for (const [key, accountId, asset, remaining, takerFeePpm] of snapshot?.holds ?? []) {
+      this.#holds.set(key, { accountId, asset, remaining: BigInt(remaining), takerFeePpm })
+    }
+  }
+
+  snapshot(): CoreSnapshot {
+    return {
+      version: 1,
+      engine: this.engine.snapshot(),
+      ledger: this.ledger.snapshot(),
+      holds: [...this.#holds].map(([key, hold]) => [
+        key,
+        hold.accountId,
+        hold.asset,
+        hold.remaining.toString(),
+        hold.takerFeePpm,
+      ]),
+      history: this.history.snapshot(),
+      stats: this.stats.snapshot(),
+    }
+  }
 
   /** Funds still held for an open order, in ledger units, or 0n. */
   heldFor(market: string, orderId: string): bigint {

@@ -5,12 +5,21 @@
 // nonces exactly.
 import type { EngineEvent, MarketConfig } from '@polder/engine'
 import type { Journal } from '../storage/journal.ts'
-import { type CoreCommand, type CoreOutcome, ExchangeCore } from './exchangeCore.ts'
+import { latestSnapshot, saveSnapshot } from '../storage/snapshotStore.ts'
+import type { SqlDriver } from '../storage/sqlDriver.ts'
+import {
+  type CoreCommand,
+  type CoreOutcome,
+  type CoreSnapshot,
+  ExchangeCore,
+} from './exchangeCore.ts'
 
 export type EventListener = (events: readonly EngineEvent[], command: CoreCommand) => void
 export type OutcomeListener = (command: CoreCommand, outcome: CoreOutcome) => void
 
 const replayPageRecordsMax = 10_000
+/** A snapshot is taken after this many journaled commands, so a restart replays at most about this many. */
+export const snapshotEveryRecords = 100_000
 
 export class JournalReplayError extends Error {
   override name = 'JournalReplayError'
@@ -39,25 +48,42 @@ export class ExchangeService {
   readonly #outcomeListeners: OutcomeListener[] = []
   /** Commands journaled since start (for metrics). */
   commandsJournaled = 0
+  /** How the state was rebuilt at start: from which snapshot, and how many records replayed. */
+  startup = { snapshotSeq: 0, replayedRecords: 0 }
 
   readonly #onFatal: FatalHandler
+  readonly #storage: SqlDriver
   #halted: Error | undefined
+  #sinceSnapshot = 0
+  #snapshotting: Promise<void> | undefined
+  readonly #nowMs: () => number
 
-  private constructor(core: ExchangeCore, journal: Journal, onFatal: FatalHandler) {
+  private constructor(
+    core: ExchangeCore,
+    journal: Journal,
+    storage: SqlDriver,
+    onFatal: FatalHandler,
+    nowMs: () => number,
+  ) {
     this.core = core
     this.#journal = journal
+    this.#storage = storage
     this.#onFatal = onFatal
+    this.#nowMs = nowMs
   }
 
   /** Replays the journal, then lists every market of `markets` that the journal did not have. */
   static async open(
+    storage: SqlDriver,
     journal: Journal,
     markets: readonly MarketConfig[],
-    nowMs: number,
+    clockMs: () => number,
     onFatal: FatalHandler = exitOnFatal,
   ): Promise<ExchangeService> {
-    const core = new ExchangeCore()
-    let afterSeq = 0
+    const snapshot = await latestSnapshot(storage)
+    const core = new ExchangeCore(snapshot?.state as CoreSnapshot | undefined)
+    let afterSeq = snapshot?.seq ?? 0
+    let replayedRecords = 0
     for (;;) {
       const page = await journal.read(afterSeq, replayPageRecordsMax)
       for (const entry of page) {
@@ -68,10 +94,13 @@ export class ExchangeService {
           )
         }
         afterSeq = entry.seq
+        replayedRecords += 1
       }
       if (page.length < replayPageRecordsMax) break
     }
-    const service = new ExchangeService(core, journal, onFatal)
+    const service = new ExchangeService(core, journal, storage, onFatal, clockMs)
+    service.startup = { snapshotSeq: snapshot?.seq ?? 0, replayedRecords }
+    const nowMs = clockMs()
     for (const config of markets) {
       if (core.engine.market(config.market) !== null) continue
       const outcome = await service.submit({ type: 'addMarket', timestamp: nowMs, config })
@@ -104,6 +133,12 @@ export class ExchangeService {
       throw this.#halt(error as Error)
     }
     this.commandsJournaled += 1
+    this.#sinceSnapshot += 1
+    if (this.#sinceSnapshot >= snapshotEveryRecords && this.#snapshotting === undefined) {
+      this.#snapshotting = this.snapshot().finally(() => {
+        this.#snapshotting = undefined
+      })
+    }
     try {
       await durable
     } catch (error) {
@@ -118,6 +153,20 @@ export class ExchangeService {
     this.#halted ??= error
     this.#onFatal(error)
     return new ExchangeHaltedError('the exchange has halted', { cause: error })
+  }
+
+  /**
+   * Saves the core's state, valid at the last applied journal record. The state is captured at
+   * once (between commands); it is stored only after every record up to it is durable, so a
+   * snapshot never holds a command the journal could lose.
+   */
+  async snapshot(): Promise<void> {
+    this.#sinceSnapshot = 0
+    const seq = this.#journal.nextSeq - 1
+    if (seq < 1) return
+    const stateJson = JSON.stringify(this.core.snapshot())
+    await this.#journal.drain()
+    await saveSnapshot(this.#storage, seq, stateJson, this.#nowMs())
   }
 
   drain(): Promise<void> {

@@ -75,9 +75,45 @@ export type Stats24h = {
   volumeQuote: bigint
 }
 
+type CandleJson = Omit<Candle, 'volumeQuote'> & { volumeQuote: string }
+export type MarketStatsSnapshot = {
+  candles: [market: string, intervals: [interval: CandleInterval, candles: CandleJson[]][]][]
+  lastTrades: TradeEvent[]
+}
+
 export class MarketStats {
   readonly #candles = new Map<string, Map<CandleInterval, Candle[]>>()
   readonly #lastTrade = new Map<string, TradeEvent>()
+
+  snapshot(): MarketStatsSnapshot {
+    return {
+      candles: [...this.#candles].map(([market, intervals]) => [
+        market,
+        [...intervals].map(([interval, candles]) => [
+          interval,
+          candles.map((candle) => ({ ...candle, volumeQuote: candle.volumeQuote.toString() })),
+        ]),
+      ]),
+      lastTrades: [...this.#lastTrade.values()],
+    }
+  }
+
+  static restore(snapshot: MarketStatsSnapshot): MarketStats {
+    const stats = new MarketStats()
+    for (const [market, intervals] of snapshot.candles) {
+      stats.#candles.set(
+        market,
+        new Map(
+          intervals.map(([interval, candles]) => [
+            interval,
+            candles.map((candle) => ({ ...candle, volumeQuote: BigInt(candle.volumeQuote) })),
+          ]),
+        ),
+      )
+    }
+    for (const trade of snapshot.lastTrades) stats.#lastTrade.set(trade.market, trade)
+    return stats
+  }
 
   record(trade: TradeEvent, quoteUnits: number): void {
     let byInterval = this.#candles.get(trade.market)

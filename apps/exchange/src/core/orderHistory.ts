@@ -16,11 +16,37 @@ export const ordersPerAccountMax = 5_000
 export const fillsPerAccountMax = 5_000
 const openStatuses = new Set(['new', 'partiallyFilled', 'awaitingTrigger'])
 
+export type OrderHistorySnapshot = {
+  orders: [key: string, record: OrderRecord][]
+  byAccount: [accountId: number, keys: string[]][]
+  fillsByAccount: [accountId: number, fills: FillEvent[]][]
+  trades: [market: string, trades: TradeEvent[]][]
+}
+
 export class OrderHistory {
   readonly #orders = new Map<string, OrderRecord>()
   readonly #byAccount = new Map<number, string[]>()
   readonly #fillsByAccount = new Map<number, FillEvent[]>()
   readonly #trades = new Map<string, TradeEvent[]>()
+
+  snapshot(): OrderHistorySnapshot {
+    return {
+      orders: [...this.#orders],
+      byAccount: [...this.#byAccount],
+      fillsByAccount: [...this.#fillsByAccount],
+      trades: [...this.#trades],
+    }
+  }
+
+  static restore(snapshot: OrderHistorySnapshot): OrderHistory {
+    const history = new OrderHistory()
+    for (const [key, record] of snapshot.orders) history.#orders.set(key, record)
+    for (const [accountId, keys] of snapshot.byAccount) history.#byAccount.set(accountId, keys)
+    for (const [accountId, fills] of snapshot.fillsByAccount)
+      history.#fillsByAccount.set(accountId, fills)
+    for (const [market, trades] of snapshot.trades) history.#trades.set(market, trades)
+    return history
+  }
 
   record(events: readonly EngineEvent[]): void {
     for (const event of events) {

@@ -37,9 +37,39 @@ export class LedgerInvariantError extends Error {
   override name = 'LedgerInvariantError'
 }
 
+/** Balances as plain JSON (bigints as decimal strings). */
+export type LedgerSnapshot = {
+  nextEntryId: number
+  balances: [holder: Holder, asset: string, available: string, inOrder: string][]
+}
+
 export class Ledger {
   readonly #balances = new Map<Holder, Map<string, Balance>>()
   #nextEntryId = 1
+
+  snapshot(): LedgerSnapshot {
+    const balances: LedgerSnapshot['balances'] = []
+    for (const [holder, assets] of this.#balances) {
+      for (const [asset, balance] of assets) {
+        balances.push([holder, asset, balance.available.toString(), balance.inOrder.toString()])
+      }
+    }
+    return { nextEntryId: this.#nextEntryId, balances }
+  }
+
+  static restore(snapshot: LedgerSnapshot): Ledger {
+    const ledger = new Ledger()
+    ledger.#nextEntryId = snapshot.nextEntryId
+    for (const [holder, asset, available, inOrder] of snapshot.balances) {
+      let assets = ledger.#balances.get(holder)
+      if (!assets) {
+        assets = new Map()
+        ledger.#balances.set(holder, assets)
+      }
+      assets.set(asset, { available: BigInt(available), inOrder: BigInt(inOrder) })
+    }
+    return ledger
+  }
 
   balance(holder: Holder, asset: string): Balance {
     const balance = this.#balances.get(holder)?.get(asset)
