@@ -186,6 +186,7 @@ export async function createExchangeServer(
     findApiKey: (key: string) => accounts.findApiKey(key),
     nowMs: clock.nowMs,
     marketExists: (market: string) => service.core.engine.market(market) !== null,
+    onSubscriptionsChanged: (connection: WsConnection) => hub.index(connection),
     // A quiet market would otherwise leave a new ticker24h subscriber without data (protocol §6.3).
     afterSubscribe: (connection: WsConnection, channels: readonly SubscriptionChannel[]) => {
       for (const channel of channels) {
@@ -208,10 +209,10 @@ export async function createExchangeServer(
   app.server.on('upgrade', onUpgrade)
   wss.on('connection', (ws, request: IncomingMessage) => {
     const connection = new WsConnection(ws, request.socket.remoteAddress ?? 'unknown', wsDeps)
-    hub.connections.add(connection)
+    hub.add(connection)
     metrics.openSockets.inc()
     ws.on('close', () => {
-      hub.connections.delete(connection)
+      hub.remove(connection)
       metrics.openSockets.dec()
     })
     // Each request starts as it arrives, so commands reach the core in arrival order (the core

@@ -21,6 +21,9 @@ export const ticker24hIntervalMs = 1_000
 
 export class MarketDataHub {
   readonly connections = new Set<WsConnection>()
+  /** Subscribers per topic ('book BTC-EUR', 'candles 1m BTC-EUR', 'account 7 BTC-EUR', 'account 7 *'). */
+  readonly #byTopic = new Map<string, Set<WsConnection>>()
+  readonly #topicsOf = new Map<WsConnection, string[]>()
   readonly #service: ExchangeService
   readonly #touched = new Set<string>()
   readonly #tickerChanged = new Set<string>()
@@ -39,6 +42,54 @@ export class MarketDataHub {
     this.#decimalsOf = decimalsOf
     this.#nowMs = nowMs
     service.onEvents((events) => this.publish(events))
+  }
+
+  add(connection: WsConnection): void {
+    this.connections.add(connection)
+  }
+
+  remove(connection: WsConnection): void {
+    this.connections.delete(connection)
+    this.#unindex(connection)
+  }
+
+  /** Re-files a connection under its topics after its subscriptions or authentication changed. */
+  index(connection: WsConnection): void {
+    this.#unindex(connection)
+    const topics: string[] = []
+    const described = connection.subscriptions.describe() as Record<string, unknown>
+    for (const [channel, value] of Object.entries(described)) {
+      if (channel === 'candles') {
+        for (const [interval, markets] of Object.entries(value as Record<string, string[]>)) {
+          for (const market of markets) topics.push(`candles ${interval} ${market}`)
+        }
+      } else if (channel === 'account') {
+        const accountId = connection.caller?.accountId
+        if (accountId === undefined) continue
+        if (value === '*') topics.push(`account ${accountId} *`)
+        else for (const market of value as string[]) topics.push(`account ${accountId} ${market}`)
+      } else {
+        for (const market of value as string[]) topics.push(`${channel} ${market}`)
+      }
+    }
+    for (const topic of topics) {
+      let set = this.#byTopic.get(topic)
+      if (set === undefined) {
+        set = new Set()
+        this.#byTopic.set(topic, set)
+      }
+      set.add(connection)
+    }
+    this.#topicsOf.set(connection, topics)
+  }
+
+  #unindex(connection: WsConnection): void {
+    for (const topic of this.#topicsOf.get(connection) ?? []) {
+      const set = this.#byTopic.get(topic)
+      set?.delete(connection)
+      if (set?.size === 0) this.#byTopic.delete(topic)
+    }
+    this.#topicsOf.delete(connection)
   }
 
   start(): void {
@@ -134,19 +185,16 @@ export class MarketDataHub {
           )
           // The updated current candle, once per interval that anyone watches here.
           for (const interval of candleIntervals) {
-            let text: string | undefined
-            for (const connection of this.connections) {
-              if (!connection.subscriptions.hasCandles(interval, event.market)) continue
-              const candle = this.#service.core.stats.currentCandle(event.market, interval)
-              if (candle === undefined) break
-              text ??= JSON.stringify({
-                event: 'candle',
-                market: event.market,
-                interval,
-                candle: [candleToWire(spec, candle)],
-              })
-              connection.send(text)
-            }
+            const subscribers = this.#byTopic.get(`candles ${interval} ${event.market}`)
+            const candle = this.#service.core.stats.currentCandle(event.market, interval)
+            if (subscribers === undefined || candle === undefined) continue
+            const text = JSON.stringify({
+              event: 'candle',
+              market: event.market,
+              interval,
+              candle: [candleToWire(spec, candle)],
+            })
+            for (const connection of subscribers) connection.send(text)
           }
           break
         }
@@ -177,19 +225,12 @@ export class MarketDataHub {
     market: string,
     text: string,
   ): void {
-    for (const connection of this.connections) {
-      if (connection.subscriptions.has(channel, market)) connection.send(text)
-    }
+    for (const connection of this.#byTopic.get(`${channel} ${market}`) ?? []) connection.send(text)
   }
 
   #toAccount(accountId: number, market: string, text: string): void {
-    for (const connection of this.connections) {
-      if (
-        connection.caller?.accountId === accountId &&
-        connection.subscriptions.hasAccount(market)
-      ) {
-        connection.send(text)
-      }
+    for (const topic of [`account ${accountId} ${market}`, `account ${accountId} *`]) {
+      for (const connection of this.#byTopic.get(topic) ?? []) connection.send(text)
     }
   }
 }

@@ -25,6 +25,8 @@ export type WsDeps = {
   nowMs: () => number
   /** Whether a market id is listed; subscriptions to unknown markets are refused (205). */
   marketExists: (market: string) => boolean
+  /** Called whenever the connection's subscriptions or its account change (for fan-out). */
+  onSubscriptionsChanged?: (connection: WsConnection) => void
   /** Called after a confirmed subscribe, e.g. to push the current 24-hour tickers at once. */
   afterSubscribe?: (connection: WsConnection, channels: readonly SubscriptionChannel[]) => void
 }
@@ -127,6 +129,7 @@ export class WsConnection {
         }
         this.#apiKey = result.apiKey.key
         this.caller = { accountId: result.apiKey.accountId, permissions: result.apiKey.permissions }
+        this.#deps.onSubscriptionsChanged?.(this)
         this.send(JSON.stringify({ event: 'authenticate', authenticated: true }))
         return
       }
@@ -146,6 +149,7 @@ export class WsConnection {
           fail(protocolError(205, { param: 'channels' }))
           return
         }
+        this.#deps.onSubscriptionsChanged?.(this)
         const event = request.action === 'subscribe' ? 'subscribed' : 'unsubscribed'
         this.send(JSON.stringify({ event, subscriptions: this.subscriptions.describe() }))
         if (request.action === 'subscribe') this.#deps.afterSubscribe?.(this, channels)
