@@ -97,6 +97,13 @@ export function registerExchangeActions(actions: ActionRegistry, deps: ExchangeA
     return typeof market === 'string' ? (engine.market(market) ?? undefined) : undefined
   }
   const unknownMarket = () => failure(protocolError(205, { param: 'market' }))
+  const listedSpecs = () => listing.markets.flatMap((config) => specOf(config.market) ?? [])
+  /** Protocol §1: filtered by `market`, one object; unfiltered, an array of every market. */
+  const oneOrAll = (params: Record<string, unknown>, entry: (spec: MarketSpec) => unknown) => {
+    if (params.market === undefined) return success(listedSpecs().map(entry))
+    const spec = specOf(params.market)
+    return spec ? success(entry(spec)) : unknownMarket()
+  }
 
   function marketToWire(spec: MarketSpec): Record<string, unknown> {
     const config = spec.config
@@ -220,11 +227,7 @@ export function registerExchangeActions(actions: ActionRegistry, deps: ExchangeA
           engine.ticker(spec.market),
           nowMs,
         )
-      if (params.market !== undefined) {
-        const spec = specOf(params.market)
-        return spec ? success(entry(spec)) : unknownMarket()
-      }
-      return success(listing.markets.flatMap((config) => specOf(config.market) ?? []).map(entry))
+      return oneOrAll(params, entry)
     })
     .register('getTickerPrice', (params) => {
       const entry = (spec: MarketSpec) => {
@@ -234,11 +237,7 @@ export function registerExchangeActions(actions: ActionRegistry, deps: ExchangeA
           price: ticker && ticker.lastPrice > 0 ? formatPrice(spec, ticker.lastPrice) : null,
         }
       }
-      if (params.market !== undefined) {
-        const spec = specOf(params.market)
-        return spec ? success(entry(spec)) : unknownMarket()
-      }
-      return success(listing.markets.flatMap((config) => specOf(config.market) ?? []).map(entry))
+      return oneOrAll(params, entry)
     })
     .register('getTickerBook', (params) => {
       const entry = (spec: MarketSpec) => {
@@ -251,11 +250,7 @@ export function registerExchangeActions(actions: ActionRegistry, deps: ExchangeA
         const [ask, askSize] = side(ticker?.bestAsk, ticker?.bestAskSize)
         return { market: spec.market, bid, bidSize, ask, askSize }
       }
-      if (params.market !== undefined) {
-        const spec = specOf(params.market)
-        return spec ? success(entry(spec)) : unknownMarket()
-      }
-      return success(listing.markets.flatMap((config) => specOf(config.market) ?? []).map(entry))
+      return oneOrAll(params, entry)
     })
     .register('privateGetAccount', async (_params, caller) => {
       const fees = await feesOf(requireCaller(caller))

@@ -3,23 +3,11 @@
 // `candlesPerIntervalMax` candles: as many as one candles request may return, and enough for
 // every chart range of the spec (1h of 1m candles up to 2 months of 1d candles).
 import type { TradeEvent } from '@polder/engine'
+import { candleInterval, type CandleInterval as ProtocolCandleInterval } from '@polder/protocol'
 
-export const candleIntervals = [
-  '1m',
-  '5m',
-  '15m',
-  '30m',
-  '1h',
-  '2h',
-  '4h',
-  '6h',
-  '8h',
-  '12h',
-  '1d',
-  '1W',
-  '1M',
-] as const
-export type CandleInterval = (typeof candleIntervals)[number]
+/** Every interval of the protocol (§3.1), the candles channel and `/{market}/candles`. */
+export const candleIntervals = candleInterval.options
+export type CandleInterval = ProtocolCandleInterval
 
 export const candlesPerIntervalMax = 1440
 const minuteMs = 60_000
