@@ -168,15 +168,7 @@ export function registerExchangeActions(actions: ActionRegistry, deps: ExchangeA
   }
 
   actions
-    .register('getMarkets', (params) => {
-      if (params.market !== undefined) {
-        const spec = specOf(params.market)
-        return spec ? success(marketToWire(spec)) : unknownMarket()
-      }
-      return success(
-        listing.markets.flatMap((config) => specOf(config.market) ?? []).map(marketToWire),
-      )
-    })
+    .register('getMarkets', (params) => oneOrAll(params, marketToWire))
     .register('getAssets', (params) => {
       if (params.symbol !== undefined) {
         const asset = assetsBySymbol.get(String(params.symbol))
