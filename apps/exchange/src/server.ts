@@ -13,6 +13,7 @@ import { loadAdminToken, registerAdminRoutes } from './api/adminRoutes.ts'
 import { type Listing, registerExchangeActions } from './api/exchangeActions.ts'
 import { MarketDataHub } from './api/marketDataHub.ts'
 import { registerRestRoutes } from './api/restRoutes.ts'
+import { registerSessionRoutes } from './api/sessionRoutes.ts'
 import { registerWebRoutes } from './api/webRoutes.ts'
 import { WsConnection } from './api/wsConnection.ts'
 import type { ExchangeConfig } from './config.ts'
@@ -147,6 +148,7 @@ export async function createExchangeServer(
     nowMs: () => clock.nowMs(),
   })
   registerWebRoutes(app, { service, listing, nowMs: () => clock.nowMs() })
+  registerSessionRoutes(app, { accounts, rateLimiter, nowMs: () => clock.nowMs() })
   registerRestRoutes(app, {
     actions,
     rateLimiter,
@@ -184,6 +186,7 @@ export async function createExchangeServer(
     actions,
     rateLimiter,
     findApiKey: (key: string) => accounts.findApiKey(key),
+    findSession: (token: string) => accounts.findSession(token),
     nowMs: clock.nowMs,
     marketExists: (market: string) => service.core.engine.market(market) !== null,
     onSubscriptionsChanged: (connection: WsConnection) => hub.index(connection),

@@ -195,6 +195,7 @@ describe('public exports', () => {
       'savingsPlanStatus',
       'savingsPlansPerAccountMax',
       'selfTradePrevention',
+      'sessionToken',
       'settableSavingsPlanStatus',
       'side',
       'signatureHex',

@@ -100,6 +100,20 @@ describe('authentication messages carry their own codes', () => {
     expect(result.success ? undefined : result.error.code).toBe(code)
   })
 
+  it('WS authenticate by session token (a Polder extension): alone it passes; with a key it is 206', () => {
+    const token = 'Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MDEyMzQ1Njc4OTA'
+    expect(safeParse(authenticateRequest, { action: 'authenticate', token }).success).toBe(true)
+    const both = safeParse(authenticateRequest, { ...(authenticateExample() as object), token })
+    expect(both.success ? undefined : both.error.code).toBe(206)
+    const short = safeParse(authenticateRequest, { action: 'authenticate', token: 'abc' })
+    expect(short.success ? undefined : short.error.code).toBe(205)
+    const neither = safeParse(authenticateRequest, { action: 'authenticate' })
+    expect(neither.success ? undefined : neither.error.body).toEqual({
+      errorCode: 203,
+      error: 'key parameter is required.',
+    })
+  })
+
   it('WS authenticate: a float timestamp is 302, a window of 50 is 303', () => {
     const message = authenticateExample() as object
     const float = safeParse(authenticateRequest, { ...message, timestamp: 1.5 })

@@ -12,7 +12,7 @@ import {
   wsRequest,
 } from '@polder/protocol'
 import type { WebSocket } from 'ws'
-import type { ApiKeyRecord } from '../accounts/accountStore.ts'
+import type { ApiKeyRecord, Permission } from '../accounts/accountStore.ts'
 import { verifySignedRequest, websocketSignedRequest } from '../auth/signature.ts'
 import type { RateLimiter } from '../limits/rateLimiter.ts'
 import { type ActionRegistry, type Caller, endpointOfAction } from './actions.ts'
@@ -22,6 +22,8 @@ export type WsDeps = {
   actions: ActionRegistry
   rateLimiter: RateLimiter
   findApiKey: (key: string) => Promise<ApiKeyRecord | undefined>
+  /** The account of a live browser session, or undefined (expired, revoked, unknown). */
+  findSession: (token: string) => Promise<number | undefined>
   nowMs: () => number
   /** Whether a market id is listed; subscriptions to unknown markets are refused (205). */
   marketExists: (market: string) => boolean
@@ -33,6 +35,9 @@ export type WsDeps = {
 
 /** Bytes queued for a client before it counts as a slow consumer and is disconnected. */
 export const sendBufferBytesMax = 4 * 1024 * 1024
+
+/** What a browser session may do: everything but withdraw (that needs an API key with it). */
+const sessionPermissions: readonly Permission[] = ['view', 'trade']
 
 /** Weight of a subscribe/unsubscribe or authenticate request (not in the REST table). */
 const controlWeight = 1
@@ -117,18 +122,38 @@ export class WsConnection {
 
     switch (request.action) {
       case 'authenticate': {
-        const result = await verifySignedRequest(
-          websocketSignedRequest(request.key, request.signature, request.timestamp, request.window),
-          this.#deps.nowMs(),
-          this.#deps.findApiKey,
-          undefined,
-        )
-        if (!result.ok) {
-          fail(protocolError(result.errorCode))
-          return
+        if (request.token !== undefined) {
+          // A browser session from login: the trading app's way in (never withdrawals).
+          const accountId = await this.#deps.findSession(request.token)
+          if (accountId === undefined) {
+            fail(protocolError(313))
+            return
+          }
+          this.#apiKey = undefined
+          this.caller = { accountId, permissions: sessionPermissions }
+        } else {
+          // The schema guarantees key, signature and timestamp when there is no token.
+          const result = await verifySignedRequest(
+            websocketSignedRequest(
+              request.key!,
+              request.signature!,
+              request.timestamp!,
+              request.window,
+            ),
+            this.#deps.nowMs(),
+            this.#deps.findApiKey,
+            undefined,
+          )
+          if (!result.ok) {
+            fail(protocolError(result.errorCode))
+            return
+          }
+          this.#apiKey = result.apiKey.key
+          this.caller = {
+            accountId: result.apiKey.accountId,
+            permissions: result.apiKey.permissions,
+          }
         }
-        this.#apiKey = result.apiKey.key
-        this.caller = { accountId: result.apiKey.accountId, permissions: result.apiKey.permissions }
         this.#deps.onSubscriptionsChanged?.(this)
         this.send(JSON.stringify({ event: 'authenticate', authenticated: true }))
         return

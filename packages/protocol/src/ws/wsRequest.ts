@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { IssueErrorCode } from '../errors/ValidationError.ts'
 import { candleInterval, marketId } from '../primitives.ts'
 import * as account from '../rest/account.ts'
 import * as marketData from '../rest/marketData.ts'
@@ -35,14 +36,43 @@ function actionBase<const Action extends string>(action: Action) {
 // --- authenticate (§2.2) -----------------------------------------------------------------------
 
 /** Signature: HMAC-SHA256 hex over `timestamp + 'GET' + '/v2/websocket'`. */
-export const authenticateRequest = z.strictObject({
-  ...actionBase('authenticate'),
-  key: apiKey,
-  signature: signatureHex,
-  timestamp: authTimestampMs,
-  /** Default 10000; the SDK sends it, ccxt does not. */
-  window: accessWindowMs.optional(),
-})
+/**
+ * A browser session token from Polder's login (`POST /exchange/auth/v1/login`): the trading app
+ * authenticates its socket with it instead of an API key signature (a Polder extension; API
+ * clients keep using key + signature). An expired or revoked session is error 313.
+ */
+export const sessionToken = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{20,128}$/, { error: 'expected a session token' })
+
+export const authenticateRequest = z
+  .strictObject({
+    ...actionBase('authenticate'),
+    key: apiKey.optional(),
+    signature: signatureHex.optional(),
+    timestamp: authTimestampMs.optional(),
+    /** Default 10000; the SDK sends it, ccxt does not. */
+    window: accessWindowMs.optional(),
+    token: sessionToken.optional(),
+  })
+  .superRefine((value, context) => {
+    const issue = (errorCode: number, param: string, message: string, extra = {}) => {
+      const params: IssueErrorCode = { errorCode, messageParams: { param, ...extra } }
+      context.addIssue({ code: 'custom', path: [param], message, params })
+    }
+    if (value.token !== undefined) {
+      if (value.key !== undefined || value.signature !== undefined) {
+        issue(206, 'token', 'use either a session token or an API key signature', {
+          a: 'token',
+          b: 'key',
+        })
+      }
+      return
+    }
+    for (const field of ['key', 'signature', 'timestamp'] as const) {
+      if (value[field] === undefined) issue(203, field, 'required')
+    }
+  })
 export type AuthenticateRequest = z.infer<typeof authenticateRequest>
 
 // --- subscribe / unsubscribe (§6.3) -----------------------------------------------------------

@@ -1,0 +1,133 @@
+// Browser sessions end to end: sign-up, login, the socket authenticated by the session token,
+// logout, expiry (error 313, which the client maps to hermes_auth_invalid_session).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import { defaultConfig } from '../src/config.ts'
+import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { testListing } from './fixtures/testListing.ts'
+
+// biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
+type Json = any
+
+let server: ExchangeServer
+let baseUrl: string
+let nowMs = Date.now()
+
+beforeAll(async () => {
+  server = await createExchangeServer(
+    { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined },
+    testListing,
+    {
+      nowMs: () => nowMs,
+    },
+  )
+  baseUrl = await server.listen()
+})
+afterAll(() => server.close())
+
+const post = async (path: string, body?: unknown, token?: string) => {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await response.text()
+  return { status: response.status, json: (text ? JSON.parse(text) : undefined) as Json }
+}
+
+async function socketAuthenticatedWith(token: string): Promise<{ ws: WebSocket; reply: Json }> {
+  const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+  await new Promise((resolve) => ws.once('open', resolve))
+  const reply = new Promise<Json>((resolve) =>
+    ws.once('message', (data) => resolve(JSON.parse(data.toString()))),
+  )
+  ws.send(JSON.stringify({ action: 'authenticate', token }))
+  return { ws, reply: await reply }
+}
+
+describe('browser sessions', () => {
+  it('sign-up, login, an authenticated socket, logout', async () => {
+    expect(
+      (
+        await post('/exchange/auth/v1/signup', {
+          email: 'ada@example.com',
+          password: 'correct horse battery',
+        })
+      ).status,
+    ).toBe(201)
+    expect(
+      (
+        await post('/exchange/auth/v1/signup', {
+          email: 'ada@example.com',
+          password: 'another password',
+        })
+      ).status,
+    ).toBe(409)
+    expect(
+      (
+        await post('/exchange/auth/v1/login', {
+          email: 'ada@example.com',
+          password: 'wrong password!',
+        })
+      ).status,
+    ).toBe(401)
+    const login = await post('/exchange/auth/v1/login', {
+      email: 'ada@example.com',
+      password: 'correct horse battery',
+    })
+    expect(login.status).toBe(200)
+    expect(login.json.token).toMatch(/^[A-Za-z0-9_-]{40,}$/)
+
+    const { ws, reply } = await socketAuthenticatedWith(login.json.token)
+    expect(reply).toEqual({ event: 'authenticate', authenticated: true })
+    const balance = new Promise<Json>((resolve) =>
+      ws.once('message', (data) => resolve(JSON.parse(data.toString()))),
+    )
+    ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 1 }))
+    expect(await balance).toEqual({ action: 'privateGetBalance', requestId: 1, response: [] })
+    ws.close()
+
+    expect((await post('/exchange/auth/v1/logout', undefined, login.json.token)).status).toBe(204)
+    const after = await socketAuthenticatedWith(login.json.token)
+    expect(after.reply).toMatchObject({ action: 'authenticate', errorCode: 313 })
+    after.ws.close()
+  })
+
+  it('an expired session is refused with 313', async () => {
+    await post('/exchange/auth/v1/signup', {
+      email: 'bob@example.com',
+      password: 'correct horse battery',
+    })
+    const login = await post('/exchange/auth/v1/login', {
+      email: 'bob@example.com',
+      password: 'correct horse battery',
+    })
+    nowMs += 24 * 60 * 60 * 1000 + 1
+    const { ws, reply } = await socketAuthenticatedWith(login.json.token)
+    expect(reply).toMatchObject({
+      action: 'authenticate',
+      errorCode: 313,
+      error: 'This session is invalid.',
+    })
+    ws.close()
+  })
+
+  it('bad bodies get words, not stack traces', async () => {
+    const response = await post('/exchange/auth/v1/login', { email: 'x@example.com' })
+    expect(response).toEqual({
+      status: 400,
+      json: { error: 'Send a JSON body with email and password.' },
+    })
+    const weak = await post('/exchange/auth/v1/signup', {
+      email: 'c@example.com',
+      password: 'short',
+    })
+    expect(weak).toEqual({
+      status: 400,
+      json: { error: 'password must have 10 to 256 characters' },
+    })
+  })
+})
