@@ -109,6 +109,7 @@ export {
   type AuthenticateCredentials,
   apiKeyCredentials,
   type CredentialsProvider,
+  sessionCredentials,
   signWebSocketAuthentication,
 } from './socket/credentials.ts'
 export {

@@ -51,3 +51,11 @@ export function apiKeyCredentials(options: {
       : { key: options.key, signature, timestamp, window: options.windowMs }
   }
 }
+
+/**
+ * A provider for the trading app: the session token from login (`POST /exchange/auth/v1/login`),
+ * read again at every (re)connect so a renewed login is picked up. No API secret in a browser.
+ */
+export function sessionCredentials(token: string | (() => string)): CredentialsProvider {
+  return () => ({ token: typeof token === 'string' ? token : token() })
+}

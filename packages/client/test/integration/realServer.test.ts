@@ -20,6 +20,7 @@ import {
   type OpenOrder,
   type PolderClient,
   type SocketConnectionState,
+  sessionCredentials,
   type WebSocketConstructor,
 } from '../../src/index.ts'
 import { type LogEntry, recordingLogger } from '../support/fixtures.ts'
@@ -259,6 +260,54 @@ describe('against the real exchange server', () => {
     expect(wire.received.find((message) => message.action === 'privateGetAccount')).toMatchObject({
       response: { fees: { maker: '0.0015', taker: '0.0025' } },
     })
+  })
+
+  test('a browser session: login over REST, the socket authenticates with the token; a revoked one is hermes_auth_invalid_session', async () => {
+    const http = `http://127.0.0.1:${port}`
+    const post = (path: string, init: RequestInit) =>
+      fetch(`${http}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        ...init,
+      })
+    const credentials = {
+      email: `session-${Date.now()}@example.com`,
+      password: 'a long enough password',
+    }
+    expect(
+      (await post('/exchange/auth/v1/signup', { body: JSON.stringify(credentials) })).status,
+    ).toBe(201)
+    const { token } = (await (
+      await post('/exchange/auth/v1/login', { body: JSON.stringify(credentials) })
+    ).json()) as {
+      token: string
+    }
+    const signedIn = createPolderClient({
+      url: `ws://127.0.0.1:${port}/v2`,
+      credentials: sessionCredentials(token),
+    })
+    await signedIn.connect()
+    await signedIn.authenticate()
+    await waitUntil(() => expect(signedIn.stores.auth.getState().authenticated).toBe(true))
+    await waitUntil(() => expect(signedIn.stores.fees.getState().load.status).toBe('received'))
+    signedIn.dispose()
+
+    await fetch(`${http}/exchange/auth/v1/logout`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    })
+    const revoked = createPolderClient({
+      url: `ws://127.0.0.1:${port}/v2`,
+      credentials: sessionCredentials(() => token),
+    })
+    await revoked.connect()
+    await revoked.authenticate()
+    await waitUntil(() => expect(revoked.stores.auth.getState().load.status).toBe('failed'))
+    expect(revoked.stores.auth.getState().load).toMatchObject({
+      status: 'failed',
+      error: { message: 'hermes_auth_invalid_session', code: 313 },
+    })
+    revoked.dispose()
   })
 
   test('a wrong secret fails authentication with the server code 309', async () => {
