@@ -92,7 +92,12 @@ export async function createExchangeServer(
     })
   })
   const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))
-  registerExchangeActions(actions, { service, accounts, listing, nowMs: () => clock.nowMs() })
+  const { warmAccount } = registerExchangeActions(actions, {
+    service,
+    accounts,
+    listing,
+    nowMs: () => clock.nowMs(),
+  })
   const decimalsBySymbol = new Map(listing.assets.map((asset) => [asset.symbol, asset.decimals]))
   const simulator = config.simulator
     ? await createSimulator(accounts, service, listing, () => clock.nowMs(), config.seed)
@@ -187,6 +192,7 @@ export async function createExchangeServer(
     rateLimiter,
     findApiKey: (key: string) => accounts.findApiKey(key),
     findSession: (token: string) => accounts.findSession(token),
+    warmAccount,
     nowMs: clock.nowMs,
     marketExists: (market: string) => service.core.engine.market(market) !== null,
     onSubscriptionsChanged: (connection: WsConnection) => hub.index(connection),

@@ -497,3 +497,214 @@ describe("the spec's web API", () => {
     expect(bad.status).toBe(400)
   })
 })
+
+describe('more order paths over the wire', () => {
+  it('PUT /v2/order changes the price of a resting order; the hold follows', async () => {
+    const placed = await signed(alice, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '0.01',
+      price: '30000',
+    })
+    const updated = await signed(alice, 'PUT', '/v2/order', {
+      market: 'BTC-EUR',
+      orderId: placed.json.orderId,
+      price: '31000',
+      operatorId: 1,
+    })
+    expect(updated.status).toBe(200)
+    expect(updated.json).toMatchObject({
+      orderId: placed.json.orderId,
+      price: '31000',
+      onHold: '310.78',
+      onHoldCurrency: 'EUR',
+    })
+    const nothing = await signed(alice, 'PUT', '/v2/order', {
+      market: 'BTC-EUR',
+      orderId: placed.json.orderId,
+    })
+    expect(nothing.json.errorCode).toBe(232)
+    await signed(alice, 'DELETE', `/v2/order?market=BTC-EUR&orderId=${placed.json.orderId}`)
+  })
+
+  it('a clientOrderId in use by an open order is 220; another account may use the same one', async () => {
+    const clientOrderId = '2a4b6c8d-1e2f-4a5b-8c7d-9e0f1a2b3c4d'
+    const first = await signed(alice, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '0.001',
+      price: '20000',
+      clientOrderId,
+    })
+    expect(first.json.clientOrderId).toBe(clientOrderId)
+    const retry = await signed(alice, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '0.001',
+      price: '20000',
+      clientOrderId,
+    })
+    expect(retry.json.errorCode).toBe(220)
+    const other = await signed(bob, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'sell',
+      orderType: 'limit',
+      amount: '0.001',
+      price: '95000',
+      clientOrderId,
+    })
+    expect(other.status).toBe(200)
+    const cancel = await signed(
+      alice,
+      'DELETE',
+      `/v2/order?market=BTC-EUR&clientOrderId=${clientOrderId}`,
+    )
+    expect(cancel.json).toEqual({ orderId: first.json.orderId, clientOrderId })
+    expect(
+      (await signed(bob, 'GET', '/v2/ordersOpen?market=BTC-EUR')).json.some(
+        (order: Json) => order.clientOrderId === clientOrderId,
+      ),
+    ).toBe(true)
+  })
+
+  it("cancelling another account's order over the WebSocket is 240 and changes nothing", async () => {
+    const victimOrder = await signed(bob, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'sell',
+      orderType: 'limit',
+      amount: '0.001',
+      price: '99000',
+    })
+    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+    await new Promise((resolve) => ws.once('open', resolve))
+    const timestamp = Date.now()
+    const replies: Json[] = []
+    ws.on('message', (data) => replies.push(JSON.parse(data.toString())))
+    ws.send(
+      JSON.stringify({
+        action: 'authenticate',
+        key: alice.key,
+        signature: sign(alice.secret, timestamp, 'GET', '/v2/websocket'),
+        timestamp,
+      }),
+    )
+    ws.send(
+      JSON.stringify({
+        action: 'privateCancelOrder',
+        requestId: 3,
+        market: 'BTC-EUR',
+        orderId: victimOrder.json.orderId,
+      }),
+    )
+    const deadline = Date.now() + 5_000
+    while (!replies.some((reply) => reply.requestId === 3) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    expect(replies.find((reply) => reply.requestId === 3)).toMatchObject({
+      action: 'privateCancelOrder',
+      errorCode: 240,
+    })
+    expect(
+      (await signed(bob, 'GET', `/v2/order?market=BTC-EUR&orderId=${victimOrder.json.orderId}`))
+        .json.status,
+    ).toBe('new')
+    ws.close()
+  })
+
+  it('more subscriptions than a connection may hold are refused with 205, and the connection stays usable', async () => {
+    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+    await new Promise((resolve) => ws.once('open', resolve))
+    const replies: Json[] = []
+    ws.on('message', (data) => replies.push(JSON.parse(data.toString())))
+    const markets = ['BTC-EUR', 'ETH-EUR']
+    // 16 channels × 2 markets × 13 intervals would be 416 per request; send six requests of candles.
+    for (let round = 0; round < 6; round += 1) {
+      ws.send(
+        JSON.stringify({
+          action: 'subscribe',
+          requestId: round,
+          channels: [
+            {
+              name: 'candles',
+              interval: [
+                '1m',
+                '5m',
+                '15m',
+                '30m',
+                '1h',
+                '2h',
+                '4h',
+                '6h',
+                '8h',
+                '12h',
+                '1d',
+                '1W',
+                '1M',
+              ],
+              markets,
+            },
+          ],
+        }),
+      )
+    }
+    ws.send(JSON.stringify({ action: 'getTime', requestId: 99 }))
+    const deadline = Date.now() + 5_000
+    while (!replies.some((reply) => reply.requestId === 99) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    // Re-subscribing to the same set is a no-op, so this stays within the limit: all confirmed.
+    expect(replies.filter((reply) => reply.event === 'subscribed')).toHaveLength(6)
+    expect(replies.find((reply) => reply.requestId === 99)).toHaveProperty('response.time')
+    ws.close()
+  })
+})
+
+describe('pipelined WebSocket requests', () => {
+  it('authenticate, create and cancel sent back to back are applied in the order sent', async () => {
+    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+    await new Promise((resolve) => ws.once('open', resolve))
+    const replies: Json[] = []
+    ws.on('message', (data) => replies.push(JSON.parse(data.toString())))
+    const timestamp = Date.now()
+    const clientOrderId = '7c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5'
+    ws.send(
+      JSON.stringify({
+        action: 'authenticate',
+        key: alice.key,
+        signature: sign(alice.secret, timestamp, 'GET', '/v2/websocket'),
+        timestamp,
+      }),
+    )
+    ws.send(
+      JSON.stringify({
+        action: 'privateCreateOrder',
+        requestId: 1,
+        market: 'BTC-EUR',
+        side: 'buy',
+        orderType: 'limit',
+        amount: '0.001',
+        price: '21000',
+        clientOrderId,
+      }),
+    )
+    ws.send(
+      JSON.stringify({
+        action: 'privateCancelOrder',
+        requestId: 2,
+        market: 'BTC-EUR',
+        clientOrderId,
+      }),
+    )
+    const deadline = Date.now() + 5_000
+    while (!replies.some((reply) => reply.requestId === 2) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    expect(replies.find((reply) => reply.requestId === 1)).toMatchObject({
+      response: { status: 'new', clientOrderId },
+    })
+    expect(replies.find((reply) => reply.requestId === 2)).toMatchObject({
+      response: { clientOrderId },
+    })
+    ws.close()
+  })
+})

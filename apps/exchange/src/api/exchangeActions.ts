@@ -76,7 +76,11 @@ const orderTypesAll = [
 const listLimitDefault = 500
 const listLimitMax = 1000
 
-export function registerExchangeActions(actions: ActionRegistry, deps: ExchangeActionDeps): void {
+/** Returns `warmAccount`, which loads what an account's orders need before its first order. */
+export function registerExchangeActions(
+  actions: ActionRegistry,
+  deps: ExchangeActionDeps,
+): { warmAccount: (accountId: number) => Promise<void> } {
   const { service, accounts, listing } = deps
   const engine = service.core.engine
   const history = service.core.history
@@ -84,13 +88,20 @@ export function registerExchangeActions(actions: ActionRegistry, deps: ExchangeA
   const decimalsOf = (asset: string): number => assetsBySymbol.get(asset)?.decimals ?? 8
   const feeTierOf = new Map<number, number>()
 
-  async function feesOf(accountId: number) {
-    let tier = feeTierOf.get(accountId)
-    if (tier === undefined) {
-      tier = (await accounts.findAccount(accountId))?.feeTier ?? 0
-      feeTierOf.set(accountId, tier)
-    }
-    return feeTier(tier)
+  async function loadFeeTier(accountId: number): Promise<number> {
+    const tier = (await accounts.findAccount(accountId))?.feeTier ?? 0
+    feeTierOf.set(accountId, tier)
+    return tier
+  }
+  /**
+   * Synchronous once the tier is known (warmed at WebSocket authentication), so that an order
+   * reaches the core before any request that arrived after it on the same connection.
+   */
+  function feesOf(
+    accountId: number,
+  ): ReturnType<typeof feeTier> | Promise<ReturnType<typeof feeTier>> {
+    const tier = feeTierOf.get(accountId)
+    return tier === undefined ? loadFeeTier(accountId).then(feeTier) : feeTier(tier)
   }
 
   function specOf(market: unknown): MarketSpec | undefined {
@@ -279,7 +290,8 @@ export function registerExchangeActions(actions: ActionRegistry, deps: ExchangeA
       const accountId = requireCaller(caller)
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
-      const fees = await feesOf(accountId)
+      const known = feesOf(accountId)
+      const fees = known instanceof Promise ? await known : known
       const command = placeOrderFromWire(spec, params as unknown as WirePlaceOrder, {
         timestamp: deps.nowMs(),
         orderId: randomUUID(),
@@ -416,4 +428,5 @@ export function registerExchangeActions(actions: ActionRegistry, deps: ExchangeA
         })),
       )
     })
+  return { warmAccount: async (accountId) => void (await loadFeeTier(accountId)) }
 }

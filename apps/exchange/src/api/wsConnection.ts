@@ -2,6 +2,7 @@
 // response}` replies, `{action, requestId, errorCode, error}` errors that leave the connection
 // usable, `authenticate` for the whole connection, and subscriptions.
 import {
+  type AuthenticateRequest,
   encodeWsMessage,
   type ProtocolErrorReply,
   protocolError,
@@ -22,6 +23,8 @@ export type WsDeps = {
   actions: ActionRegistry
   rateLimiter: RateLimiter
   findApiKey: (key: string) => Promise<ApiKeyRecord | undefined>
+  /** Loads what an account's requests need (its fee tier) while authentication is pending. */
+  warmAccount?: (accountId: number) => Promise<void>
   /** The account of a live browser session, or undefined (expired, revoked, unknown). */
   findSession: (token: string) => Promise<number | undefined>
   nowMs: () => number
@@ -49,6 +52,8 @@ export class WsConnection {
   readonly subscriptions = new ConnectionSubscriptions()
   caller: Caller
   #apiKey: string | undefined
+  /** Requests that arrive while authenticating wait for it, so they see its outcome, in order. */
+  #authenticating: Promise<void> | undefined
 
   constructor(socket: WebSocket, ip: string, deps: WsDeps) {
     this.#socket = socket
@@ -70,6 +75,7 @@ export class WsConnection {
   }
 
   async onMessage(text: string): Promise<void> {
+    while (this.#authenticating) await this.#authenticating
     // Every message costs at least one point, charged before any parsing: malformed floods too.
     const caller = this.#apiKey ? `key:${this.#apiKey}` : `ip:${this.#ip}`
     const first = this.#deps.rateLimiter.charge(caller, controlWeight, this.#deps.nowMs())
@@ -122,40 +128,13 @@ export class WsConnection {
 
     switch (request.action) {
       case 'authenticate': {
-        if (request.token !== undefined) {
-          // A browser session from login: the trading app's way in (never withdrawals).
-          const accountId = await this.#deps.findSession(request.token)
-          if (accountId === undefined) {
-            fail(protocolError(313))
-            return
-          }
-          this.#apiKey = undefined
-          this.caller = { accountId, permissions: sessionPermissions }
-        } else {
-          // The schema guarantees key, signature and timestamp when there is no token.
-          const result = await verifySignedRequest(
-            websocketSignedRequest(
-              request.key!,
-              request.signature!,
-              request.timestamp!,
-              request.window,
-            ),
-            this.#deps.nowMs(),
-            this.#deps.findApiKey,
-            undefined,
-          )
-          if (!result.ok) {
-            fail(protocolError(result.errorCode))
-            return
-          }
-          this.#apiKey = result.apiKey.key
-          this.caller = {
-            accountId: result.apiKey.accountId,
-            permissions: result.apiKey.permissions,
-          }
+        const authenticating = this.#authenticate(request, fail)
+        this.#authenticating = authenticating
+        try {
+          await authenticating
+        } finally {
+          if (this.#authenticating === authenticating) this.#authenticating = undefined
         }
-        this.#deps.onSubscriptionsChanged?.(this)
-        this.send(JSON.stringify({ event: 'authenticate', authenticated: true }))
         return
       }
       case 'subscribe':
@@ -194,6 +173,47 @@ export class WsConnection {
         } else fail(result)
       }
     }
+  }
+
+  async #authenticate(
+    request: AuthenticateRequest,
+    fail: (reply: ProtocolErrorReply) => void,
+  ): Promise<void> {
+    if (request.token !== undefined) {
+      // A browser session from login: the trading app's way in (never withdrawals).
+      const accountId = await this.#deps.findSession(request.token)
+      if (accountId === undefined) {
+        fail(protocolError(313))
+        return
+      }
+      this.#apiKey = undefined
+      this.caller = { accountId, permissions: sessionPermissions }
+    } else {
+      // The schema guarantees key, signature and timestamp when there is no token.
+      const result = await verifySignedRequest(
+        websocketSignedRequest(
+          request.key!,
+          request.signature!,
+          request.timestamp!,
+          request.window,
+        ),
+        this.#deps.nowMs(),
+        this.#deps.findApiKey,
+        undefined,
+      )
+      if (!result.ok) {
+        fail(protocolError(result.errorCode))
+        return
+      }
+      this.#apiKey = result.apiKey.key
+      this.caller = {
+        accountId: result.apiKey.accountId,
+        permissions: result.apiKey.permissions,
+      }
+    }
+    await this.#deps.warmAccount?.(this.caller.accountId)
+    this.#deps.onSubscriptionsChanged?.(this)
+    this.send(JSON.stringify({ event: 'authenticate', authenticated: true }))
   }
 
   #checkChannels(
