@@ -16,6 +16,7 @@ export {
   toUnits,
 } from './decimal.ts'
 export { CatalogueError } from './errors.ts'
+export { type FeeTier, feeTier, feeTierForVolume, feeTiers, ppmToFraction } from './feeTiers.ts'
 export {
   deriveMarket,
   deriveMarkets,

@@ -1,5 +1,6 @@
 // The handlers of the market-data and trading actions, shared by REST and WebSocket.
 import { randomUUID } from 'node:crypto'
+import { feeTier, ppmToFraction } from '@polder/catalogue'
 import {
   type FillEvent,
   formatAmount,
@@ -16,7 +17,6 @@ import { errorCatalogue, isErrorCode, protocolError } from '@polder/protocol'
 import type { AccountStore } from '../accounts/accountStore.ts'
 import type { CoreOutcome } from '../core/exchangeCore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
-import { feeTier, ppmToFraction } from '../core/feeTiers.ts'
 import type { CandleInterval } from '../core/marketStats.ts'
 import { formatLedgerUnits } from '../ledger/ledger.ts'
 import type { SimulatedMarket } from '../simulator/marketSimulator.ts'

@@ -4,9 +4,9 @@
 // them. Every book, trade, ticker and candle the clients see is therefore a real output of the
 // exchange. Simulated accounts are ordinary accounts funded by journaled deposits.
 import { randomUUID } from 'node:crypto'
+import { feeTier } from '@polder/catalogue'
 import type { MarketSpec, PlaceOrder } from '@polder/engine'
 import type { ExchangeService } from '../core/exchangeService.ts'
-import { feeTier } from '../core/feeTiers.ts'
 import { toLedgerUnits } from '../ledger/ledger.ts'
 
 export type SimulatedMarket = {

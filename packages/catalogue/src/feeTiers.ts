@@ -1,12 +1,13 @@
-// Fee tiers by 30-day traded volume in EUR. Tier 0 is the spec's default (maker 0.15%,
-// taker 0.25%, the marketing's "maximum trading fee 0.25%"). Rates are parts per million of
-// the notional, as the engine takes them; the wire shows fractions ("0.0025").
+// Trading fee tiers by 30-day traded volume in EUR: one table for the exchange (which charges
+// them) and the site (which shows them). Tier 0 is the spec's default (maker 0.15%, taker 0.25%,
+// the marketing's "maximum trading fee 0.25%"). Rates are parts per million of the notional.
 
 export type FeeTier = {
-  tier: number
-  volumeEurMin: number
-  makerFeePpm: number
-  takerFeePpm: number
+  readonly tier: number
+  /** Lowest 30-day volume in EUR that reaches this tier. */
+  readonly volumeEurMin: number
+  readonly makerFeePpm: number
+  readonly takerFeePpm: number
 }
 
 export const feeTiers: readonly FeeTier[] = [
@@ -24,6 +25,13 @@ export function feeTier(tier: number): FeeTier {
   const found = feeTiers[tier]
   if (found === undefined) throw new RangeError(`no fee tier ${tier}`)
   return found
+}
+
+/** The tier a 30-day volume reaches. */
+export function feeTierForVolume(volumeEur: number): FeeTier {
+  let reached = feeTiers[0]!
+  for (const tier of feeTiers) if (volumeEur >= tier.volumeEurMin) reached = tier
+  return reached
 }
 
 /** A rate in ppm as the protocol's fraction string: 2500 → "0.0025". */
