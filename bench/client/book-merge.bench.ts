@@ -2,7 +2,7 @@
 // on a book of 200 levels per side, replayed through @polder/client's merge (exact decimal-string
 // prices), in `book` events of 10 levels with consecutive nonces.
 //
-//   PATH=/work/main/node_modules/.bin:$PATH node bench/client/book-merge.bench.ts [--quick]
+//   npm exec -- node bench/client/book-merge.bench.ts [--quick]
 //
 // Stream: per side 60 % amount changes of a resting level and 40 % structural changes: a removal
 // (amount "0") when the side holds 200 levels, else the insertion of a new price inside the

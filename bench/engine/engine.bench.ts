@@ -3,7 +3,7 @@
 // orders, a few thousand resting orders) on 1 market and on 200 markets, run through
 // @polder/engine (fast book) and through the npm package nodejs-order-book in the same process.
 //
-//   PATH=/work/main/node_modules/.bin:$PATH node bench/engine/engine.bench.ts [--quick]
+//   npm exec -- node bench/engine/engine.bench.ts [--quick]
 //
 // Prints commands/s, per-command latency p50/p99/p99.9 (process.hrtime.bigint around each engine
 // call, in a separate pass so the timer does not slow the throughput pass), heap used after GC
