@@ -13,6 +13,7 @@ export default defineConfig({
             'packages/*/test/**/*.test.{ts,tsx}',
             'apps/*/test/**/*.test.{ts,tsx}',
             'tests/unit/**/*.test.ts',
+            'tests/integration/**/*.test.ts',
           ],
           testTimeout: 20_000,
         },

@@ -4,7 +4,7 @@ import { waitUntil } from './waitUntil.ts'
 
 // A real WebSocket server on a random loopback port, standing in for the exchange server in the
 // unit tests (where a test decides every reply, including the awkward ones). It records what every
-// connection receives and lets a test answer. test/integration/ runs against the real server.
+// connection receives and lets a test answer. tests/integration/ at the root runs against the real server.
 
 export type ReceivedMessage = { connection: number; message: Record<string, unknown> }
 

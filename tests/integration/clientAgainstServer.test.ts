@@ -8,11 +8,6 @@ import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
-// Tests may reach across the repository; the client's src never imports the server.
-import { defaultConfig } from '../../../../apps/exchange/src/config.ts'
-import { createExchangeServer, type ExchangeServer } from '../../../../apps/exchange/src/server.ts'
-import { testListing } from '../../../../apps/exchange/test/fixtures/testListing.ts'
 import {
   apiKeyCredentials,
   type BookStreamError,
@@ -22,9 +17,14 @@ import {
   type SocketConnectionState,
   sessionCredentials,
   type WebSocketConstructor,
-} from '../../src/index.ts'
-import { type LogEntry, recordingLogger } from '../support/fixtures.ts'
-import { waitUntil } from '../support/waitUntil.ts'
+} from '@polder/client'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+// Tests may reach across the repository; the client's src never imports the server.
+import { defaultConfig } from '../../apps/exchange/src/config.ts'
+import { createExchangeServer, type ExchangeServer } from '../../apps/exchange/src/server.ts'
+import { testListing } from '../../apps/exchange/test/fixtures/testListing.ts'
+import { type LogEntry, recordingLogger } from '../../packages/client/test/support/fixtures.ts'
+import { waitUntil } from '../../packages/client/test/support/waitUntil.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON read back from the server, checked field by field
 type Json = any
