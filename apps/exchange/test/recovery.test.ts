@@ -73,6 +73,17 @@ async function signed(
   return response.json()
 }
 
+/** Waits until the book is flushed: its nonce stops moving (two reads 300 ms apart agree). */
+async function bookSettled(url: string): Promise<void> {
+  let previousNonce = -1
+  for (let tries = 0; tries < 50; tries += 1) {
+    const published: Json = await (await fetch(`${url}/v2/BTC-EUR/book`)).json()
+    if (published.nonce > 0 && published.nonce === previousNonce) return
+    previousNonce = published.nonce
+    await new Promise((resolve) => setTimeout(resolve, 300))
+  }
+}
+
 async function observe(url: string, alice: Key, bob: Key): Promise<Json> {
   return {
     book: await (await fetch(`${url}/v2/BTC-EUR/book`)).json(),
@@ -150,14 +161,7 @@ describe('recovery after kill -9', () => {
     })
     expect(take.status).toBe('filled')
     expect(bid.status).toBe('new')
-    // The book is flushed when its nonce stops moving: two reads 300 ms apart agree.
-    let previousNonce = -1
-    for (let tries = 0; tries < 50; tries += 1) {
-      const published: Json = await (await fetch(`${first.url}/v2/BTC-EUR/book`)).json()
-      if (published.nonce > 0 && published.nonce === previousNonce) break
-      previousNonce = published.nonce
-      await new Promise((resolve) => setTimeout(resolve, 300))
-    }
+    await bookSettled(first.url)
 
     const before = await observe(first.url, alice, bob)
     expect(before.book.nonce).toBeGreaterThan(0)
@@ -195,7 +199,23 @@ describe('recovery after kill -9', () => {
     expect(thirdHealth.startup.snapshotSeq).toBeGreaterThan(0)
     expect(thirdHealth.startup.replayedRecords).toBe(0)
     expect(await observe(third.url, alice, bob)).toEqual(atStop)
-    third.child.kill('SIGTERM')
+
+    // After a snapshot that covered the whole journal, new commands still survive a kill -9.
+    const late = await signed(third.url, bob, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'sell',
+      orderType: 'limit',
+      price: '64000',
+      amount: '0.1',
+    })
+    expect(late.status).toBe('new')
+    await bookSettled(third.url)
+    const beforeKill = await observe(third.url, alice, bob)
+    third.child.kill('SIGKILL')
     await new Promise((resolve) => third.child.once('exit', resolve))
+    const fourth = await startServer()
+    expect(await observe(fourth.url, alice, bob)).toEqual(beforeKill)
+    fourth.child.kill('SIGTERM')
+    await new Promise((resolve) => fourth.child.once('exit', resolve))
   }, 60_000)
 })

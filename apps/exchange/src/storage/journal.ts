@@ -39,8 +39,11 @@ export class Journal {
   }
 
   static async open(driver: SqlDriver, options: JournalOptions = {}): Promise<Journal> {
+    // Snapshots count too: the records a snapshot covers may have been pruned from the journal,
+    // and numbering must never restart below a snapshot.
     const [row] = await driver.query<{ last: string | number | null }>(
-      'select max(seq) as last from journal',
+      `select greatest(coalesce((select max(seq) from journal), 0),
+                       coalesce((select max(seq) from snapshots), 0)) as last`,
     )
     return new Journal(driver, Number(row?.last ?? 0), options)
   }

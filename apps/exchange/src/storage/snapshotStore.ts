@@ -22,6 +22,10 @@ export async function saveSnapshot(
       'delete from snapshots where seq not in (select seq from snapshots order by seq desc limit $1)',
       [snapshotsKeptMax],
     )
+    // Records covered by the oldest kept snapshot are never replayed again: drop them, so a
+    // long-running exchange (the simulator journals ~150 commands a second) keeps a bounded
+    // journal. Long-term history belongs in SQL projections, not in the recovery log.
+    await tx.query('delete from journal where seq <= (select min(seq) from snapshots)')
   })
 }
 

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Journal, JournalFailedError } from '../../src/storage/journal.ts'
 import { migrations } from '../../src/storage/migrations.ts'
 import { openStorage } from '../../src/storage/openStorage.ts'
+import { latestSnapshot, saveSnapshot } from '../../src/storage/snapshotStore.ts'
 import type { SqlDriver } from '../../src/storage/sqlDriver.ts'
 import { storageTargets } from './storageTargets.ts'
 
@@ -145,4 +146,50 @@ describe.each(storageTargets)('storage on $name', (target) => {
     expect(entries.length).toBeGreaterThanOrEqual(acked)
     expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, index) => index + 1))
   }, 90_000)
+})
+
+describe.each(storageTargets)('snapshots on $name', (target) => {
+  it('keeps the two newest snapshots and drops the journal records the older one covers', async () => {
+    const { location, cleanup } = target.create()
+    const driver = await openStorage(location)
+    try {
+      const journal = await Journal.open(driver)
+      const appended = Array.from({ length: 30 }, (_, index) =>
+        journal.append({ kind: 'k', payload: index }),
+      )
+      await Promise.all(appended.map((record) => record.durable))
+      await saveSnapshot(driver, 10, JSON.stringify({ at: 10 }), 1)
+      await saveSnapshot(driver, 20, JSON.stringify({ at: 20 }), 2)
+      await saveSnapshot(driver, 25, JSON.stringify({ at: 25 }), 3)
+      expect(await latestSnapshot(driver)).toEqual({ seq: 25, state: { at: 25 } })
+      const seqs = (await journal.read(0, 100)).map((entry) => entry.seq)
+      expect(seqs[0]).toBe(21) // records up to the older kept snapshot (20) are gone
+      expect(seqs.at(-1)).toBe(30)
+      const kept = await driver.query<{ seq: string | number }>(
+        'select seq from snapshots order by seq',
+      )
+      expect(kept.map((row) => Number(row.seq))).toEqual([20, 25])
+    } finally {
+      await driver.close()
+      await cleanup()
+    }
+  })
+
+  it('a first snapshot at the last record empties the journal, and numbering still continues after it', async () => {
+    const { location, cleanup } = target.create()
+    const driver = await openStorage(location)
+    try {
+      const journal = await Journal.open(driver)
+      const appended = Array.from({ length: 5 }, (_, index) =>
+        journal.append({ kind: 'k', payload: index }),
+      )
+      await Promise.all(appended.map((record) => record.durable))
+      await saveSnapshot(driver, 5, JSON.stringify({ at: 5 }), 1)
+      expect(await journal.read(0, 100)).toEqual([])
+      expect((await Journal.open(driver)).nextSeq).toBe(6)
+    } finally {
+      await driver.close()
+      await cleanup()
+    }
+  })
 })
