@@ -8,6 +8,7 @@ import {
   type MarketConfig,
   type MarketSpec,
   type OrderState,
+  parseDecimal,
   placeOrderFromWire,
   updateOrderFromWire,
   type WirePlaceOrder,
@@ -18,8 +19,9 @@ import type { AccountStore } from '../accounts/accountStore.ts'
 import type { CoreOutcome } from '../core/exchangeCore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import type { CandleInterval } from '../core/marketStats.ts'
-import { formatLedgerUnits } from '../ledger/ledger.ts'
+import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
 import type { SimulatedMarket } from '../simulator/marketSimulator.ts'
+import { isValidAddress, sandboxDepositAddress, sandboxIban } from '../transfers/addresses.ts'
 import { type ActionRegistry, type ActionResult, type Caller, failure, success } from './actions.ts'
 import {
   bookToWire,
@@ -428,5 +430,109 @@ export function registerExchangeActions(
         })),
       )
     })
+  const transferWindow = (params: Record<string, unknown>) => ({
+    symbol: params.symbol === undefined ? undefined : String(params.symbol),
+    start: params.start === undefined ? 0 : Number(params.start),
+    end: params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end),
+    limit: Math.min(Number(params.limit ?? listLimitDefault), listLimitMax),
+  })
+
+  actions
+    .register('privateDepositAssets', (params, caller) => {
+      const accountId = requireCaller(caller)
+      const asset = assetsBySymbol.get(String(params.symbol))
+      if (!asset) return failure(protocolError(205, { param: 'symbol' }))
+      if (asset.depositStatus !== 'OK') return failure(protocolError(401))
+      if (asset.symbol === 'EUR') {
+        return success({
+          iban: sandboxIban(accountId),
+          bic: 'POLDNL2A',
+          description: `POLDER ${accountId}`,
+        })
+      }
+      return success({ address: sandboxDepositAddress(accountId, asset.networks[0]!) })
+    })
+    .register('privateWithdrawAssets', async (params, caller) => {
+      const accountId = requireCaller(caller)
+      const asset = assetsBySymbol.get(String(params.symbol))
+      if (!asset) return failure(protocolError(205, { param: 'symbol' }))
+      if (asset.withdrawalStatus !== 'OK') return failure(protocolError(410))
+      const amount = parseDecimal(String(params.amount), asset.decimals)
+      if (!amount.ok)
+        return failure(protocolError(amount.errorCode === 429 ? 429 : 205, { param: 'amount' }))
+      const minimum = parseDecimal(asset.withdrawalMinAmount, asset.decimals)
+      const fee = parseDecimal(asset.withdrawalFee, asset.decimals)
+      if (!minimum.ok || !fee.ok)
+        throw new Error(`catalogue amounts of ${asset.symbol} do not parse`)
+      if (amount.units < minimum.units) return failure(protocolError(406))
+      const address = String(params.address)
+      if (asset.symbol !== 'EUR' && !isValidAddress(asset.networks[0]!, address))
+        return failure(protocolError(412))
+      // addWithdrawalFee: the fee comes on top of the amount; otherwise out of it.
+      const sent = params.addWithdrawalFee === true ? amount.units : amount.units - fee.units
+      if (sent <= 0) return failure(protocolError(406))
+      const outcome = await service.submit({
+        type: 'withdraw',
+        timestamp: deps.nowMs(),
+        accountId,
+        asset: asset.symbol,
+        amount: toLedgerUnits(sent, asset.decimals).toString(),
+        fee: toLedgerUnits(fee.units, asset.decimals).toString(),
+        reference: randomUUID(),
+        address,
+        ...(params.paymentId === undefined ? {} : { paymentId: String(params.paymentId) }),
+      })
+      if (!outcome.ok) return refused(outcome)
+      return success({ success: true, symbol: asset.symbol, amount: String(params.amount) })
+    })
+    .register('privateGetDepositHistory', (params, caller) => {
+      const window = transferWindow(params)
+      return success(
+        history
+          .transfersOf(requireCaller(caller), 'deposit')
+          .filter(
+            (t) =>
+              (window.symbol === undefined || t.asset === window.symbol) &&
+              t.timestamp >= window.start &&
+              t.timestamp <= window.end,
+          )
+          .slice(0, window.limit)
+          .map((t) => ({
+            timestamp: t.timestamp,
+            symbol: t.asset,
+            amount: formatLedgerUnits(BigInt(t.amount), decimalsOf(t.asset)),
+            ...(t.address === undefined ? {} : { address: t.address }),
+            ...(t.txId === undefined ? {} : { txId: t.txId }),
+            fee: formatLedgerUnits(BigInt(t.fee), decimalsOf(t.asset)),
+            status: 'completed',
+          })),
+      )
+    })
+    .register('privateGetWithdrawalHistory', (params, caller) => {
+      const window = transferWindow(params)
+      return success(
+        history
+          .transfersOf(requireCaller(caller), 'withdraw')
+          .filter(
+            (t) =>
+              (window.symbol === undefined || t.asset === window.symbol) &&
+              t.timestamp >= window.start &&
+              t.timestamp <= window.end,
+          )
+          .slice(0, window.limit)
+          .map((t) => ({
+            timestamp: t.timestamp,
+            symbol: t.asset,
+            amount: formatLedgerUnits(BigInt(t.amount), decimalsOf(t.asset)),
+            address: t.address ?? '',
+            ...(t.paymentId === undefined ? {} : { paymentId: t.paymentId }),
+            // The sandbox settles at once; its transaction id is derived from the reference.
+            txId: t.reference,
+            fee: formatLedgerUnits(BigInt(t.fee), decimalsOf(t.asset)),
+            status: 'completed',
+          })),
+      )
+    })
+
   return { warmAccount: async (accountId) => void (await loadFeeTier(accountId)) }
 }

@@ -41,9 +41,17 @@ export type Deposit = {
   /** Ledger units (10^-18) as a decimal integer string: JSON has no bigint. */
   amount: string
   reference: string
+  /** Where it came from, for the deposit history (sandbox values for crypto, SEPA for euros). */
+  address?: string
+  txId?: string
 }
 
-export type Withdraw = Omit<Deposit, 'type'> & { type: 'withdraw' }
+export type Withdraw = Omit<Deposit, 'type'> & {
+  type: 'withdraw'
+  /** The withdrawal fee the account pays on top of `amount`, in ledger units. */
+  fee?: string
+  paymentId?: string
+}
 
 export type CoreCommand =
   | AddMarket
@@ -204,6 +212,7 @@ export class ExchangeCore {
   #transfer(command: Deposit | Withdraw): CoreOutcome {
     const amount = BigInt(command.amount)
     if (amount <= 0n) return { ok: false, ...protocolError(205, { param: 'amount' }).body }
+    const fee = command.type === 'withdraw' ? BigInt(command.fee ?? '0') : 0n
     try {
       if (command.type === 'deposit') {
         this.ledger.deposit(
@@ -213,19 +222,34 @@ export class ExchangeCore {
           command.reference,
           command.timestamp,
         )
-      } else
+      } else {
         this.ledger.withdraw(
           command.accountId,
           command.asset,
           amount,
           command.reference,
           command.timestamp,
+          fee,
         )
+      }
     } catch (error) {
       if (error instanceof InsufficientBalanceError)
         return { ok: false, ...protocolError(408).body }
       throw error
     }
+    this.history.recordTransfer(command.accountId, {
+      kind: command.type,
+      timestamp: command.timestamp,
+      asset: command.asset,
+      amount: amount.toString(),
+      fee: fee.toString(),
+      reference: command.reference,
+      ...(command.address === undefined ? {} : { address: command.address }),
+      ...(command.txId === undefined ? {} : { txId: command.txId }),
+      ...(command.type === 'withdraw' && command.paymentId !== undefined
+        ? { paymentId: command.paymentId }
+        : {}),
+    })
     return { ok: true, events: [] }
   }
 

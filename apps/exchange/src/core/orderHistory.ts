@@ -16,7 +16,23 @@ export const ordersPerAccountMax = 5_000
 export const fillsPerAccountMax = 5_000
 const openStatuses = new Set(['new', 'partiallyFilled', 'awaitingTrigger'])
 
+/** A deposit or withdrawal, amounts in ledger units (10^-18) as decimal strings. */
+export type Transfer = {
+  kind: 'deposit' | 'withdraw'
+  timestamp: number
+  asset: string
+  amount: string
+  fee: string
+  reference: string
+  address?: string
+  paymentId?: string
+  txId?: string
+}
+
+export const transfersPerAccountMax = 5_000
+
 export type OrderHistorySnapshot = {
+  transfers?: [accountId: number, transfers: Transfer[]][]
   orders: [key: string, record: OrderRecord][]
   byAccount: [accountId: number, keys: string[]][]
   fillsByAccount: [accountId: number, fills: FillEvent[]][]
@@ -28,9 +44,11 @@ export class OrderHistory {
   readonly #byAccount = new Map<number, string[]>()
   readonly #fillsByAccount = new Map<number, FillEvent[]>()
   readonly #trades = new Map<string, TradeEvent[]>()
+  readonly #transfers = new Map<number, Transfer[]>()
 
   snapshot(): OrderHistorySnapshot {
     return {
+      transfers: [...this.#transfers],
       orders: [...this.#orders],
       byAccount: [...this.#byAccount],
       fillsByAccount: [...this.#fillsByAccount],
@@ -45,6 +63,8 @@ export class OrderHistory {
     for (const [accountId, fills] of snapshot.fillsByAccount)
       history.#fillsByAccount.set(accountId, fills)
     for (const [market, trades] of snapshot.trades) history.#trades.set(market, trades)
+    for (const [accountId, transfers] of snapshot.transfers ?? [])
+      history.#transfers.set(accountId, transfers)
     return history
   }
 
@@ -78,6 +98,21 @@ export class OrderHistory {
         this.#trades.set(event.market, trades)
       }
     }
+  }
+
+  recordTransfer(accountId: number, transfer: Transfer): void {
+    const transfers = this.#transfers.get(accountId) ?? []
+    transfers.push(transfer)
+    if (transfers.length > transfersPerAccountMax * 2)
+      transfers.splice(0, transfers.length - transfersPerAccountMax)
+    this.#transfers.set(accountId, transfers)
+  }
+
+  /** The account's deposits or withdrawals, newest first. */
+  transfersOf(accountId: number, kind: Transfer['kind']): Transfer[] {
+    return (this.#transfers.get(accountId) ?? [])
+      .filter((transfer) => transfer.kind === kind)
+      .reverse()
   }
 
   /** Drops the oldest closed orders until `ordersPerAccountMax` remain (open ones stay). */

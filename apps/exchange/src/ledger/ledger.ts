@@ -99,17 +99,21 @@ export class Ledger {
     ])
   }
 
+  /** Sends `amount` out of the exchange; the account also pays `fee`, which the exchange keeps. */
   withdraw(
     account: number,
     asset: string,
     amount: bigint,
     reference: string,
     timestampMs: number,
+    fee = 0n,
   ): LedgerEntry {
     assertPositive(amount)
+    if (fee < 0n) throw new RangeError(`fee must not be negative, got ${fee}`)
     return this.#post('withdrawal', reference, timestampMs, [
-      { holder: account, asset, bucket: 'available', delta: -amount },
+      { holder: account, asset, bucket: 'available', delta: -(amount + fee) },
       { holder: 'external', asset, bucket: 'available', delta: amount },
+      { holder: 'fees', asset, bucket: 'available', delta: fee },
     ])
   }
 
