@@ -708,3 +708,20 @@ describe('pipelined WebSocket requests', () => {
     ws.close()
   })
 })
+
+describe('account history of trades', () => {
+  it('lists each fill as a buy or sell with what was sent, received and paid', async () => {
+    const history = await signed(alice, 'GET', '/v2/account/history?type=buy&maxItems=100')
+    expect(history.json.items.length).toBeGreaterThan(0)
+    const first = history.json.items.at(-1)
+    expect(first).toMatchObject({
+      type: 'buy',
+      priceCurrency: 'EUR',
+      priceAmount: '50000',
+      sentCurrency: 'EUR',
+      receivedCurrency: 'BTC',
+      receivedAmount: '0.04000000',
+      feesCurrency: 'EUR',
+    })
+  })
+})

@@ -149,3 +149,26 @@ describe('deposits and withdrawals (sandbox)', () => {
     expect(withdrawals.json[0].address).toBe('bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq')
   })
 })
+
+describe('account history', () => {
+  it('GET /v2/account/history lists deposits and withdrawals, newest first, a page at a time', async () => {
+    const page = await call(trader, 'GET', '/v2/account/history?maxItems=2')
+    expect(page.json).toMatchObject({ currentPage: 1, totalPages: 2, maxItems: 2 })
+    expect(page.json.items.map((item: Json) => item.type)).toEqual(['withdrawal', 'withdrawal'])
+    expect(page.json.items[0]).toMatchObject({
+      sentCurrency: 'BTC',
+      sentAmount: '0.01000000',
+      feesAmount: '0.00010000',
+    })
+    expect(Date.parse(page.json.items[0].executedAt)).toBeGreaterThan(0)
+    const deposits = await call(trader, 'GET', '/v2/account/history?type=deposit')
+    expect(deposits.json.items).toEqual([
+      expect.objectContaining({
+        type: 'deposit',
+        receivedCurrency: 'BTC',
+        receivedAmount: '1.00000000',
+        transactionId: 'seed',
+      }),
+    ])
+  })
+})

@@ -5,6 +5,7 @@ import {
   type FillEvent,
   formatAmount,
   formatPrice,
+  formatQuote,
   type MarketConfig,
   type MarketSpec,
   type OrderState,
@@ -533,6 +534,76 @@ export function registerExchangeActions(
           })),
       )
     })
+
+  actions.register('privateGetTransactionHistory', (params, caller) => {
+    const accountId = requireCaller(caller)
+    const toMs = (value: unknown, fallback: number): number =>
+      value === undefined
+        ? fallback
+        : typeof value === 'string' && value.includes('T')
+          ? Date.parse(value)
+          : Number(value)
+    const fromMs = toMs(params.fromDate, 0)
+    const untilMs = toMs(params.toDate, Number.MAX_SAFE_INTEGER)
+    const maxItems = Number(params.maxItems ?? 100)
+    const page = Number(params.page ?? 1)
+    type Item = { at: number; item: Record<string, unknown> }
+    const items: Item[] = []
+    for (const fill of history.fillsOf(accountId)) {
+      const spec = specOf(fill.market)
+      if (!spec) continue
+      const quote = formatQuote(spec, fill.quote)
+      const base = formatAmount(spec, fill.amount)
+      items.push({
+        at: fill.timestamp,
+        item: {
+          transactionId: `${fill.market}-${fill.fillId}-${fill.side}`,
+          executedAt: new Date(fill.timestamp).toISOString(),
+          type: fill.side,
+          priceCurrency: spec.quote,
+          priceAmount: formatPrice(spec, fill.price),
+          sentCurrency: fill.side === 'buy' ? spec.quote : spec.base,
+          sentAmount: fill.side === 'buy' ? quote : base,
+          receivedCurrency: fill.side === 'buy' ? spec.base : spec.quote,
+          receivedAmount: fill.side === 'buy' ? base : quote,
+          feesCurrency: fill.feeCurrency,
+          feesAmount: formatQuote(spec, fill.fee),
+        },
+      })
+    }
+    for (const kind of ['deposit', 'withdraw'] as const) {
+      for (const transfer of history.transfersOf(accountId, kind)) {
+        const decimals = decimalsOf(transfer.asset)
+        const amount = formatLedgerUnits(BigInt(transfer.amount), decimals)
+        items.push({
+          at: transfer.timestamp,
+          item: {
+            transactionId: transfer.reference,
+            executedAt: new Date(transfer.timestamp).toISOString(),
+            type: kind === 'deposit' ? 'deposit' : 'withdrawal',
+            ...(kind === 'deposit'
+              ? { receivedCurrency: transfer.asset, receivedAmount: amount }
+              : { sentCurrency: transfer.asset, sentAmount: amount }),
+            feesCurrency: transfer.asset,
+            feesAmount: formatLedgerUnits(BigInt(transfer.fee), decimals),
+            address: transfer.address ?? null,
+          },
+        })
+      }
+    }
+    const matching = items
+      .filter(
+        ({ at, item }) =>
+          at >= fromMs && at <= untilMs && (params.type === undefined || item.type === params.type),
+      )
+      .sort((a, b) => b.at - a.at)
+    return success({
+      items: matching.slice((page - 1) * maxItems, page * maxItems).map(({ item }) => item),
+      currentPage: page,
+      totalPages: Math.ceil(matching.length / maxItems),
+      maxItems,
+    })
+  })
 
   return { warmAccount: async (accountId) => void (await loadFeeTier(accountId)) }
 }
