@@ -14,15 +14,18 @@ import {
   type FillEvent,
   type FlushBook,
   feeFor,
+  formatAmount,
+  formatPrice,
   type MarketSpec,
   type OrderState,
   type OrderType,
   type PlaceOrder,
+  placeOrderFromWire,
   type SetMarketStatus,
   type Side,
   type UpdateOrder,
 } from '@polder/engine'
-import { protocolError } from '@polder/protocol'
+import { protocolError, savingsPlansPerAccountMax } from '@polder/protocol'
 import {
   InsufficientBalanceError,
   Ledger,
@@ -30,6 +33,13 @@ import {
   type LedgerSnapshot,
   toLedgerUnits,
 } from '../ledger/ledger.ts'
+import {
+  type Execution,
+  executionsPerPlanMax,
+  type Plan,
+  type SavingsSnapshot,
+} from '../savings/savingsBook.ts'
+import { type Frequency, lastOccurrenceIndex, occurrence } from '../savings/schedule.ts'
 import { MarketStats, type MarketStatsSnapshot } from './marketStats.ts'
 import { OrderHistory, type OrderHistorySnapshot } from './orderHistory.ts'
 
@@ -53,6 +63,50 @@ export type Withdraw = Omit<Deposit, 'type'> & {
   paymentId?: string
 }
 
+export type CreateSavingsPlan = {
+  type: 'createSavingsPlan'
+  timestamp: number
+  planId: string
+  accountId: number
+  asset: string
+  market: string
+  amount: string
+  frequency: Frequency
+  startMs: number
+  status: 'ACTIVE' | 'INACTIVE'
+}
+
+export type UpdateSavingsPlan = {
+  type: 'updateSavingsPlan'
+  timestamp: number
+  planId: string
+  accountId: number
+  amount?: string
+  frequency?: Frequency
+  startMs?: number
+  status?: 'ACTIVE' | 'INACTIVE'
+}
+
+export type DeleteSavingsPlan = {
+  type: 'deleteSavingsPlan'
+  timestamp: number
+  planId: string
+  accountId: number
+}
+
+/** Runs occurrence `index` of a plan; occurrences skipped before it are recorded as missed. */
+export type RunSavingsPlan = {
+  type: 'runSavingsPlan'
+  timestamp: number
+  planId: string
+  index: number
+  /** One id per recorded execution: the missed ones, then this run. */
+  executionIds: string[]
+  orderId: string
+  makerFeePpm: number
+  takerFeePpm: number
+}
+
 export type CoreCommand =
   | AddMarket
   | SetMarketStatus
@@ -63,6 +117,10 @@ export type CoreCommand =
   | FlushBook
   | Deposit
   | Withdraw
+  | CreateSavingsPlan
+  | UpdateSavingsPlan
+  | DeleteSavingsPlan
+  | RunSavingsPlan
 
 export type CoreOutcome =
   | { ok: true; events: EngineEvent[]; orderIds?: readonly string[] }
@@ -144,6 +202,7 @@ export type CoreSnapshot = {
   holds: [key: string, accountId: number, asset: string, remaining: string, takerFeePpm: number][]
   history: OrderHistorySnapshot
   stats: MarketStatsSnapshot
+  savings?: SavingsSnapshot
 }
 
 export class ExchangeCore {
@@ -153,6 +212,8 @@ export class ExchangeCore {
   readonly history: OrderHistory
   readonly stats: MarketStats
   readonly #holds = new Map<string, Hold>()
+  /** Savings plans by id. */
+  readonly savingsPlans = new Map<string, Plan>()
 
   constructor(snapshot?: CoreSnapshot) {
     if (snapshot !== undefined && snapshot.version !== 1)
@@ -163,6 +224,7 @@ export class ExchangeCore {
     this.ledger = snapshot ? Ledger.restore(snapshot.ledger) : new Ledger()
     this.history = snapshot ? OrderHistory.restore(snapshot.history) : new OrderHistory()
     this.stats = snapshot ? MarketStats.restore(snapshot.stats) : new MarketStats()
+    for (const plan of snapshot?.savings ?? []) this.savingsPlans.set(plan.id, plan)
     for (const [key, accountId, asset, remaining, takerFeePpm] of snapshot?.holds ?? []) {
       this.#holds.set(key, { accountId, asset, remaining: BigInt(remaining), takerFeePpm })
     }
@@ -182,6 +244,7 @@ export class ExchangeCore {
       ]),
       history: this.history.snapshot(),
       stats: this.stats.snapshot(),
+      savings: [...this.savingsPlans.values()],
     }
   }
 
@@ -197,6 +260,12 @@ export class ExchangeCore {
         return this.#transfer(command)
       case 'placeOrder':
         return this.#place(command)
+      case 'createSavingsPlan':
+      case 'updateSavingsPlan':
+      case 'deleteSavingsPlan':
+        return this.#changeSavingsPlan(command)
+      case 'runSavingsPlan':
+        return this.#runSavingsPlan(command)
       case 'updateOrder':
         return this.#update(command)
       default: {
@@ -207,6 +276,145 @@ export class ExchangeCore {
         return { ok: true, events, ...('orderIds' in result ? { orderIds: result.orderIds } : {}) }
       }
     }
+  }
+
+  #changeSavingsPlan(
+    command: CreateSavingsPlan | UpdateSavingsPlan | DeleteSavingsPlan,
+  ): CoreOutcome {
+    if (command.type === 'createSavingsPlan') {
+      const owned = [...this.savingsPlans.values()].filter(
+        (plan) => plan.accountId === command.accountId && plan.status !== 'DELETED',
+      )
+      if (owned.length >= savingsPlansPerAccountMax)
+        return {
+          ok: false,
+          errorCode: 235,
+          error: `At most ${savingsPlansPerAccountMax} savings plans per account.`,
+        }
+      if (this.savingsPlans.has(command.planId))
+        return { ok: false, ...protocolError(205, { param: 'id' }).body }
+      const { type: _type, planId, timestamp, ...fields } = command
+      this.savingsPlans.set(planId, {
+        ...fields,
+        id: planId,
+        created: timestamp,
+        updated: timestamp,
+        nextIndex: Math.max(
+          0,
+          lastOccurrenceIndex(fields.startMs, fields.frequency, timestamp - 1) + 1,
+        ),
+        executions: [],
+      })
+      return { ok: true, events: [] }
+    }
+    const plan = this.savingsPlans.get(command.planId)
+    if (plan === undefined || plan.accountId !== command.accountId || plan.status === 'DELETED') {
+      return { ok: false, ...protocolError(240).body }
+    }
+    if (command.type === 'deleteSavingsPlan') plan.status = 'DELETED'
+    else {
+      if (command.amount !== undefined) plan.amount = command.amount
+      if (command.status !== undefined) plan.status = command.status
+      if (command.frequency !== undefined || command.startMs !== undefined) {
+        plan.frequency = command.frequency ?? plan.frequency
+        plan.startMs = command.startMs ?? plan.startMs
+        plan.nextIndex = Math.max(
+          0,
+          lastOccurrenceIndex(plan.startMs, plan.frequency, command.timestamp - 1) + 1,
+        )
+      }
+    }
+    plan.updated = command.timestamp
+    return { ok: true, events: [] }
+  }
+
+  #runSavingsPlan(command: RunSavingsPlan): CoreOutcome {
+    const plan = this.savingsPlans.get(command.planId)
+    if (plan === undefined || plan.status !== 'ACTIVE')
+      return { ok: false, ...protocolError(240).body }
+    const missed = command.index - plan.nextIndex
+    // Each occurrence runs once: an index already run, or one not yet due, is refused.
+    if (missed < 0 || occurrence(plan.startMs, plan.frequency, command.index) > command.timestamp) {
+      return { ok: false, ...protocolError(232).body }
+    }
+    if (command.executionIds.length !== missed + 1)
+      return { ok: false, ...protocolError(205, { param: 'executionIds' }).body }
+    const record = (execution: Execution) => {
+      plan.executions.push(execution)
+      if (plan.executions.length > executionsPerPlanMax)
+        plan.executions.splice(0, plan.executions.length - executionsPerPlanMax)
+    }
+    for (let k = 0; k < missed; k += 1) {
+      record({
+        id: command.executionIds[k]!,
+        scheduledAt: occurrence(plan.startMs, plan.frequency, plan.nextIndex + k),
+        status: 'FAILED',
+        executedAt: null,
+        amount: plan.amount,
+        filledAmount: null,
+        price: null,
+        orderId: null,
+        failureErrorCode: 419, // server unavailable: missed while the exchange was stopped
+      })
+    }
+    plan.nextIndex = command.index + 1
+    const scheduledAt = occurrence(plan.startMs, plan.frequency, command.index)
+    const spec = this.engine.market(plan.market)
+    const buy =
+      spec &&
+      placeOrderFromWire(
+        spec,
+        { side: 'buy', orderType: 'market', amountQuote: plan.amount },
+        {
+          timestamp: command.timestamp,
+          orderId: command.orderId,
+          accountId: plan.accountId,
+          makerFeePpm: command.makerFeePpm,
+          takerFeePpm: command.takerFeePpm,
+        },
+      )
+    const outcome: CoreOutcome =
+      buy === null || buy === undefined
+        ? { ok: false, ...protocolError(205, { param: 'market' }).body }
+        : 'ok' in buy
+          ? buy
+          : this.#place(buy)
+    const base = {
+      id: command.executionIds[missed]!,
+      scheduledAt,
+      executedAt: command.timestamp,
+      amount: plan.amount,
+    }
+    if (!outcome.ok) {
+      record({
+        ...base,
+        status: 'FAILED',
+        filledAmount: null,
+        price: null,
+        orderId: null,
+        failureErrorCode: outcome.errorCode,
+      })
+      return { ok: true, events: [] }
+    }
+    const order = outcome.events.findLast(
+      (event) => event.type === 'order' && event.orderId === command.orderId,
+    )
+    const filled = order?.type === 'order' && order.filledAmount > 0
+    record({
+      ...base,
+      status: filled ? 'SUCCESS' : 'FAILED',
+      filledAmount: filled && spec ? formatAmount(spec, order.filledAmount) : null,
+      price:
+        filled && spec
+          ? formatPrice(
+              spec,
+              Math.round(order.filledAmountQuote / (order.filledAmount * spec.quotePerPriceBase)),
+            )
+          : null,
+      orderId: command.orderId,
+      failureErrorCode: filled ? null : 230,
+    })
+    return outcome
   }
 
   #transfer(command: Deposit | Withdraw): CoreOutcome {
