@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
+import { feeTier } from '@polder/catalogue'
 import { protocolError, type SubscriptionChannel } from '@polder/protocol'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import { WebSocketServer } from 'ws'
@@ -13,6 +14,7 @@ import { loadAdminToken, registerAdminRoutes } from './api/adminRoutes.ts'
 import { type Listing, registerExchangeActions } from './api/exchangeActions.ts'
 import { MarketDataHub } from './api/marketDataHub.ts'
 import { registerRestRoutes } from './api/restRoutes.ts'
+import { registerSavingsRoutes } from './api/savingsRoutes.ts'
 import { registerSessionRoutes } from './api/sessionRoutes.ts'
 import { registerWebRoutes } from './api/webRoutes.ts'
 import { WsConnection } from './api/wsConnection.ts'
@@ -20,6 +22,7 @@ import type { ExchangeConfig } from './config.ts'
 import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
 import { defaultRateLimitConfig, RateLimiter } from './limits/rateLimiter.ts'
 import { createMetrics } from './metrics.ts'
+import { SavingsScheduler } from './savings/scheduler.ts'
 import { defaultSimulatorOptions, MarketSimulator } from './simulator/marketSimulator.ts'
 import { Journal } from './storage/journal.ts'
 import { openStorage, storageLocation } from './storage/openStorage.ts'
@@ -35,6 +38,8 @@ export type ExchangeServer = {
   service: ExchangeService
   /** The market simulator, when the config turns it on (started by `listen`). */
   simulator: MarketSimulator | undefined
+  /** Runs due savings plans (started by `listen`; tests may call `tick` with a test clock). */
+  savingsScheduler: SavingsScheduler
   /** Bearer token of the /admin endpoints (kept in the data directory when there is one). */
   adminToken: string
   /** Starts listening; resolves with the base URL (http://host:port). */
@@ -154,6 +159,11 @@ export async function createExchangeServer(
   })
   registerWebRoutes(app, { service, listing, nowMs: () => clock.nowMs() })
   registerSessionRoutes(app, { accounts, rateLimiter, nowMs: () => clock.nowMs() })
+  registerSavingsRoutes(app, { service, accounts, nowMs: () => clock.nowMs() })
+  const savingsScheduler = new SavingsScheduler(service, {
+    nowMs: () => clock.nowMs(),
+    feesOf: async (accountId) => feeTier((await accounts.findAccount(accountId))?.feeTier ?? 0),
+  })
   registerRestRoutes(app, {
     actions,
     rateLimiter,
@@ -268,11 +278,13 @@ export async function createExchangeServer(
     storage,
     service,
     simulator,
+    savingsScheduler,
     adminToken,
     async listen() {
       await app.listen({ host: config.host, port: config.port })
       hub.start()
       simulator?.start()
+      savingsScheduler.start()
       const address = app.server.address()
       if (address === null || typeof address === 'string')
         throw new Error('server has no TCP address')
@@ -284,6 +296,7 @@ export async function createExchangeServer(
       for (const ws of wss.clients) ws.close(wsCloseGoingAway, 'server shutting down')
       await new Promise<void>((resolve) => wss.close(() => resolve()))
       simulator?.stop()
+      savingsScheduler.stop()
       hub.stop()
       await app.close()
       await service.drain()

@@ -1,0 +1,252 @@
+// The spec's savings-plan API (spec §7), driven by the protocol's web endpoint table. Private to
+// the signed-in user: a browser session (`Authorization: Bearer <token>`) or a signed API key;
+// without either, 401 with the protocol's error body.
+import { createHash, randomUUID } from 'node:crypto'
+import { assetBySymbol, markets as catalogueMarkets } from '@polder/catalogue'
+import { parseDecimal } from '@polder/engine'
+import {
+  matchWebEndpoint,
+  protocolError,
+  restAuthHeaders,
+  safeParse,
+  savingsPlansPerAccountMax,
+} from '@polder/protocol'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { AccountStore } from '../accounts/accountStore.ts'
+import { verifySignedRequest } from '../auth/signature.ts'
+import type { ExchangeService } from '../core/exchangeService.ts'
+import type { Plan } from '../savings/savingsBook.ts'
+import { dateToMs, msToDate, occurrence } from '../savings/schedule.ts'
+
+export type SavingsDeps = { service: ExchangeService; accounts: AccountStore; nowMs: () => number }
+
+/** Amount limits of one run, in EUR. */
+export const savingsAmountMin = '10'
+export const savingsAmountMax = '10000'
+const dayMs = 86_400_000
+
+/** A stable UUID for the upcoming run of a plan, so clients can key on it before it happens. */
+function scheduledExecutionId(planId: string, index: number): string {
+  const hex = createHash('sha256').update(`${planId} ${index}`).digest('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+}
+
+function planToWire(plan: Plan): Record<string, unknown> {
+  return {
+    id: plan.id,
+    asset: plan.asset,
+    market: plan.market,
+    amount: plan.amount,
+    frequency: plan.frequency,
+    startDate: msToDate(plan.startMs),
+    status: plan.status,
+    nextExecutionDate:
+      plan.status === 'ACTIVE'
+        ? msToDate(occurrence(plan.startMs, plan.frequency, plan.nextIndex))
+        : null,
+    created: plan.created,
+    updated: plan.updated,
+  }
+}
+
+function eligibleAssets() {
+  return catalogueMarkets
+    .filter((market) => market.status === 'trading' && market.quote === 'EUR')
+    .map((market) => ({
+      symbol: market.base,
+      name: assetBySymbol(market.base)?.name ?? market.base,
+      market: market.market,
+      minAmount: savingsAmountMin,
+      maxAmount: savingsAmountMax,
+    }))
+}
+
+export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): void {
+  const { service } = deps
+
+  async function accountOf(request: FastifyRequest): Promise<number | undefined> {
+    const authorization = String(request.headers.authorization ?? '')
+    if (authorization.startsWith('Bearer '))
+      return deps.accounts.findSession(authorization.slice('Bearer '.length))
+    if (request.headers['bitvavo-access-key'] === undefined) return undefined
+    const headers = safeParse(restAuthHeaders, request.headers)
+    if (!headers.success) return undefined
+    const auth = await verifySignedRequest(
+      {
+        key: headers.data['bitvavo-access-key'],
+        signature: headers.data['bitvavo-access-signature'],
+        timestampMs: headers.data['bitvavo-access-timestamp'],
+        windowMs: headers.data['bitvavo-access-window'],
+        method: request.method,
+        path: request.url,
+        body: request.rawBody ?? '',
+      },
+      deps.nowMs(),
+      (key) => deps.accounts.findApiKey(key),
+      request.method === 'GET' ? 'view' : 'trade',
+    )
+    return auth.ok ? auth.apiKey.accountId : undefined
+  }
+
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0]!
+    const match = matchWebEndpoint(request.method, path)
+    if (!match) return reply.code(404).send(protocolError(110).body)
+    const accountId = await accountOf(request)
+    if (accountId === undefined) return reply.code(401).send(protocolError(300).body)
+    let input: unknown = {}
+    if (match.endpoint.requestIn === 'query') {
+      input = Object.fromEntries(new URLSearchParams(request.url.split('?')[1] ?? ''))
+    } else if (request.rawBody) {
+      try {
+        input = JSON.parse(request.rawBody)
+      } catch {
+        return reply.code(400).send(protocolError(102).body)
+      }
+    }
+    const parsed = safeParse(match.endpoint.request, input, {
+      location: match.endpoint.requestIn === 'query' ? 'query' : 'body',
+    })
+    if (!parsed.success) return reply.code(parsed.error.status).send(parsed.error.body)
+    const params = parsed.data as Record<string, unknown>
+    const owned = (id: string | undefined) => {
+      const plan = id === undefined ? undefined : service.core.savingsPlans.get(id)
+      return plan && plan.accountId === accountId && plan.status !== 'DELETED' ? plan : undefined
+    }
+    const nowMs = deps.nowMs()
+    const submitted = async (command: Parameters<ExchangeService['submit']>[0]) => {
+      const outcome = await service.submit(command)
+      return outcome.ok
+        ? undefined
+        : reply.code(400).send({ errorCode: outcome.errorCode, error: outcome.error })
+    }
+    const checkAmount = (amount: string) => {
+      const parsedAmount = parseDecimal(amount, 2)
+      const min = parseDecimal(savingsAmountMin, 2)
+      const max = parseDecimal(savingsAmountMax, 2)
+      if (!parsedAmount.ok || !min.ok || !max.ok)
+        return reply.code(400).send(protocolError(205, { param: 'amount' }).body)
+      if (parsedAmount.units < min.units) return reply.code(400).send(protocolError(212).body)
+      if (parsedAmount.units > max.units) return reply.code(400).send(protocolError(210).body)
+      return undefined
+    }
+    const checkStart = (startDate: string) =>
+      dateToMs(startDate) < Math.floor(nowMs / dayMs) * dayMs
+        ? reply.code(400).send({ errorCode: 205, error: 'startDate parameter is invalid.' })
+        : undefined
+
+    switch (match.key) {
+      case 'GET /exchange/savings-plans/v1':
+        return [...service.core.savingsPlans.values()]
+          .filter(
+            (plan) =>
+              plan.accountId === accountId &&
+              (params.status === undefined
+                ? plan.status !== 'DELETED'
+                : plan.status === params.status),
+          )
+          .slice(0, savingsPlansPerAccountMax)
+          .map(planToWire)
+      case 'GET /exchange/savings-plans/v1/assets':
+        return eligibleAssets()
+      case 'GET /exchange/savings-plans/v1/{id}': {
+        const plan = owned(match.pathParams.id)
+        return plan ? planToWire(plan) : reply.code(404).send(protocolError(240).body)
+      }
+      case 'POST /exchange/savings-plans/v1': {
+        const eligible = eligibleAssets().find((asset) => asset.symbol === params.asset)
+        if (!eligible) return reply.code(400).send(protocolError(205, { param: 'asset' }).body)
+        const refused = checkAmount(String(params.amount)) ?? checkStart(String(params.startDate))
+        if (refused) return refused
+        const planId = randomUUID()
+        const error = await submitted({
+          type: 'createSavingsPlan',
+          timestamp: nowMs,
+          planId,
+          accountId,
+          asset: eligible.symbol,
+          market: eligible.market,
+          amount: String(params.amount),
+          frequency: params.frequency as Plan['frequency'],
+          startMs: dateToMs(String(params.startDate)),
+          status: (params.status as 'ACTIVE' | 'INACTIVE' | undefined) ?? 'ACTIVE',
+        })
+        return error ?? reply.code(201).send(planToWire(service.core.savingsPlans.get(planId)!))
+      }
+      case 'PATCH /exchange/savings-plans/v1/{id}': {
+        const plan = owned(match.pathParams.id)
+        if (!plan) return reply.code(404).send(protocolError(240).body)
+        const data = params.data as {
+          amount?: string
+          frequency?: Plan['frequency']
+          startDate?: string
+          status?: 'ACTIVE' | 'INACTIVE'
+        }
+        const refused =
+          (data.amount === undefined ? undefined : checkAmount(data.amount)) ??
+          (data.startDate === undefined ? undefined : checkStart(data.startDate))
+        if (refused) return refused
+        const error = await submitted({
+          type: 'updateSavingsPlan',
+          timestamp: nowMs,
+          planId: plan.id,
+          accountId,
+          ...(data.amount === undefined ? {} : { amount: data.amount }),
+          ...(data.frequency === undefined ? {} : { frequency: data.frequency }),
+          ...(data.startDate === undefined ? {} : { startMs: dateToMs(data.startDate) }),
+          ...(data.status === undefined ? {} : { status: data.status }),
+        })
+        return error ?? planToWire(plan)
+      }
+      case 'DELETE /exchange/savings-plans/v1/{id}': {
+        const plan = owned(match.pathParams.id)
+        if (!plan) return reply.code(404).send(protocolError(240).body)
+        const error = await submitted({
+          type: 'deleteSavingsPlan',
+          timestamp: nowMs,
+          planId: plan.id,
+          accountId,
+        })
+        return error ?? planToWire(plan)
+      }
+      case 'GET /exchange/savings-plans/v1/{id}/executions': {
+        const plan = service.core.savingsPlans.get(match.pathParams.id ?? '')
+        if (!plan || plan.accountId !== accountId)
+          return reply.code(404).send(protocolError(240).body)
+        const page = Number(params.page ?? 1)
+        const size = Number(params.size ?? 20)
+        const upcoming =
+          plan.status === 'ACTIVE'
+            ? [
+                {
+                  id: scheduledExecutionId(plan.id, plan.nextIndex),
+                  savingsPlanId: plan.id,
+                  status: 'SCHEDULED',
+                  scheduledAt: occurrence(plan.startMs, plan.frequency, plan.nextIndex),
+                  executedAt: null,
+                  amount: plan.amount,
+                  filledAmount: null,
+                  price: null,
+                  orderId: null,
+                  failureErrorCode: null,
+                },
+              ]
+            : []
+        const all = [
+          ...upcoming,
+          ...[...plan.executions]
+            .reverse()
+            .map((execution) => ({ ...execution, savingsPlanId: plan.id })),
+        ]
+        return { items: all.slice((page - 1) * size, page * size), page, size, total: all.length }
+      }
+      default:
+        return reply.code(404).send(protocolError(110).body)
+    }
+  }
+
+  for (const method of ['GET', 'POST', 'PATCH', 'DELETE'] as const) {
+    app.route({ method, url: '/exchange/savings-plans/v1', handler })
+    app.route({ method, url: '/exchange/savings-plans/v1/*', handler })
+  }
+}

@@ -1,0 +1,63 @@
+// Runs due savings plans: every tick, each ACTIVE plan whose next occurrence has come gets one
+// journaled run command for its latest due occurrence. The core accepts an occurrence once, so a
+// crash between the tick and the commit, or a second tick, can never buy twice.
+import { randomUUID } from 'node:crypto'
+import type { ExchangeService } from '../core/exchangeService.ts'
+import { lastOccurrenceIndex } from './schedule.ts'
+
+export type SchedulerOptions = {
+  nowMs: () => number
+  /** Fee rates of an account (its tier). */
+  feesOf: (accountId: number) => Promise<{ makerFeePpm: number; takerFeePpm: number }>
+  tickMs?: number
+}
+
+export class SavingsScheduler {
+  readonly #service: ExchangeService
+  readonly #options: SchedulerOptions
+  #timer: ReturnType<typeof setInterval> | undefined
+  #busy = false
+
+  constructor(service: ExchangeService, options: SchedulerOptions) {
+    this.#service = service
+    this.#options = options
+  }
+
+  start(): void {
+    this.#timer ??= setInterval(() => void this.tick(), this.#options.tickMs ?? 1_000)
+  }
+
+  stop(): void {
+    clearInterval(this.#timer)
+    this.#timer = undefined
+  }
+
+  /** Submits one run per due plan; returns how many ran. */
+  async tick(): Promise<number> {
+    if (this.#busy) return 0
+    this.#busy = true
+    let ran = 0
+    try {
+      const nowMs = this.#options.nowMs()
+      for (const plan of [...this.#service.core.savingsPlans.values()]) {
+        if (plan.status !== 'ACTIVE') continue
+        const index = lastOccurrenceIndex(plan.startMs, plan.frequency, nowMs)
+        if (index < plan.nextIndex) continue
+        const fees = await this.#options.feesOf(plan.accountId)
+        const outcome = await this.#service.submit({
+          type: 'runSavingsPlan',
+          timestamp: nowMs,
+          planId: plan.id,
+          index,
+          executionIds: Array.from({ length: index - plan.nextIndex + 1 }, () => randomUUID()),
+          orderId: randomUUID(),
+          ...fees,
+        })
+        if (outcome.ok) ran += 1
+      }
+    } finally {
+      this.#busy = false
+    }
+    return ran
+  }
+}

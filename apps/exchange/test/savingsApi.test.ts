@@ -1,0 +1,183 @@
+// Savings plans end to end: the spec's API over HTTP with a session, the scheduler on a test
+// clock running a month of daily plans, exactly once per occurrence.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { defaultConfig } from '../src/config.ts'
+import { toLedgerUnits } from '../src/ledger/ledger.ts'
+import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { testListing } from './fixtures/testListing.ts'
+
+// biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
+type Json = any
+
+const dayMs = 86_400_000
+let nowMs = Date.parse('2026-11-22T09:00:00Z')
+let server: ExchangeServer
+let baseUrl: string
+let token: string
+
+async function api(
+  method: string,
+  path: string,
+  body?: unknown,
+  bearer: string | null = token,
+): Promise<{ status: number; json: Json }> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await response.text()
+  return { status: response.status, json: text ? JSON.parse(text) : undefined }
+}
+
+beforeAll(async () => {
+  server = await createExchangeServer(
+    { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined },
+    testListing,
+    {
+      nowMs: () => nowMs,
+    },
+  )
+  baseUrl = await server.listen()
+  server.savingsScheduler.stop() // the test drives it with its clock
+  const saver = await server.accounts.createAccount('saver@example.com', 'a long enough password')
+  const seller = await server.accounts.createAccount('seller@example.com', 'a long enough password')
+  token = (await server.accounts.createSession(saver.id, 365 * dayMs)).token
+  await server.service.submit({
+    type: 'deposit',
+    timestamp: nowMs,
+    accountId: saver.id,
+    asset: 'EUR',
+    amount: toLedgerUnits(15_000_000, 2).toString(),
+    reference: 'eur',
+  })
+  await server.service.submit({
+    type: 'deposit',
+    timestamp: nowMs,
+    accountId: seller.id,
+    asset: 'BTC',
+    amount: toLedgerUnits(10, 0).toString(),
+    reference: 'btc',
+  })
+  const sell = await server.service.submit({
+    type: 'placeOrder',
+    timestamp: nowMs,
+    market: 'BTC-EUR',
+    orderId: '5b0c1e2a-0000-4000-8000-000000000001',
+    accountId: seller.id,
+    side: 'sell',
+    orderType: 'limit',
+    amount: 1_000_000_000,
+    price: 50_000,
+    makerFeePpm: 1_500,
+    takerFeePpm: 2_500,
+  })
+  expect(sell.ok).toBe(true)
+})
+afterAll(() => server.close())
+
+describe('savings plans API', () => {
+  it('answers 401 with the protocol error body without a session or a signed key', async () => {
+    expect(await api('GET', '/exchange/savings-plans/v1', undefined, null)).toEqual({
+      status: 401,
+      json: { errorCode: 300, error: 'Authentication is required for this endpoint.' },
+    })
+  })
+
+  it('lists eligible assets with amount limits', async () => {
+    const assets = await api('GET', '/exchange/savings-plans/v1/assets')
+    expect(assets.json.find((asset: Json) => asset.symbol === 'BTC')).toMatchObject({
+      market: 'BTC-EUR',
+      minAmount: '10',
+      maxAmount: '10000',
+    })
+  })
+
+  it('validates create: asset, amount limits, start date', async () => {
+    const base = { asset: 'BTC', amount: '100', frequency: 'DAILY', startDate: '2026-11-23' }
+    expect(
+      (await api('POST', '/exchange/savings-plans/v1', { ...base, asset: 'NOPE' })).json.errorCode,
+    ).toBe(205)
+    expect(
+      (await api('POST', '/exchange/savings-plans/v1', { ...base, amount: '5' })).json.errorCode,
+    ).toBe(212)
+    expect(
+      (await api('POST', '/exchange/savings-plans/v1', { ...base, amount: '20000' })).json
+        .errorCode,
+    ).toBe(210)
+    expect(
+      (await api('POST', '/exchange/savings-plans/v1', { ...base, startDate: '2026-11-01' })).json
+        .errorCode,
+    ).toBe(205)
+    expect(
+      (await api('POST', '/exchange/savings-plans/v1', { ...base, frequency: 'HOURLY' })).status,
+    ).toBe(400)
+  })
+
+  it('runs a daily plan once per day for a month, exactly once even when ticked twice', async () => {
+    const created = await api('POST', '/exchange/savings-plans/v1', {
+      asset: 'BTC',
+      amount: '100',
+      frequency: 'DAILY',
+      startDate: '2026-11-23',
+    })
+    expect(created.status).toBe(201)
+    expect(created.json).toMatchObject({
+      asset: 'BTC',
+      market: 'BTC-EUR',
+      status: 'ACTIVE',
+      nextExecutionDate: '2026-11-23',
+    })
+    const id = created.json.id
+    for (let day = 1; day <= 30; day += 1) {
+      nowMs += dayMs
+      expect(await server.savingsScheduler.tick()).toBe(1)
+      expect(await server.savingsScheduler.tick()).toBe(0) // the same day again: nothing
+    }
+    const executions = await api('GET', `/exchange/savings-plans/v1/${id}/executions?size=100`)
+    expect(executions.json.total).toBe(31) // 30 runs and the next SCHEDULED one
+    expect(executions.json.items[0]).toMatchObject({ status: 'SCHEDULED', orderId: null })
+    const runs = executions.json.items.slice(1)
+    expect(
+      runs.every(
+        (run: Json) =>
+          run.status === 'SUCCESS' && run.filledAmount === '0.00200000' && run.price === '50000',
+      ),
+    ).toBe(true)
+    expect(new Set(runs.map((run: Json) => run.scheduledAt)).size).toBe(30)
+    server.service.core.ledger.checkInvariant()
+  })
+
+  it('PATCH wraps changes in data; INACTIVE plans do not run; DELETE hides the plan', async () => {
+    const created = await api('POST', '/exchange/savings-plans/v1', {
+      asset: 'BTC',
+      amount: '50',
+      frequency: 'WEEKLY',
+      startDate: new Date(nowMs).toISOString().slice(0, 10),
+    })
+    const id = created.json.id
+    expect(
+      (await api('PATCH', `/exchange/savings-plans/v1/${id}`, { data: {} })).json.errorCode,
+    ).toBe(232)
+    const paused = await api('PATCH', `/exchange/savings-plans/v1/${id}`, {
+      data: { status: 'INACTIVE', amount: '60' },
+    })
+    expect(paused.json).toMatchObject({ status: 'INACTIVE', amount: '60', nextExecutionDate: null })
+    nowMs += 8 * dayMs
+    const before = (await api('GET', `/exchange/savings-plans/v1/${id}/executions`)).json.total
+    await server.savingsScheduler.tick()
+    expect((await api('GET', `/exchange/savings-plans/v1/${id}/executions`)).json.total).toBe(
+      before,
+    )
+    expect((await api('DELETE', `/exchange/savings-plans/v1/${id}`)).json.status).toBe('DELETED')
+    expect((await api('GET', `/exchange/savings-plans/v1/${id}`)).status).toBe(404)
+    expect(
+      (await api('GET', '/exchange/savings-plans/v1?status=DELETED')).json.map(
+        (plan: Json) => plan.id,
+      ),
+    ).toContain(id)
+  })
+})
