@@ -20,7 +20,7 @@ import { registerWebRoutes } from './api/webRoutes.ts'
 import { WsConnection } from './api/wsConnection.ts'
 import type { ExchangeConfig } from './config.ts'
 import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
-import { defaultRateLimitConfig, RateLimiter } from './limits/rateLimiter.ts'
+import { defaultRateLimitConfig, RateLimiter, rateLimitHeaders } from './limits/rateLimiter.ts'
 import { createMetrics } from './metrics.ts'
 import { SavingsScheduler } from './savings/scheduler.ts'
 import { defaultSimulatorOptions, MarketSimulator } from './simulator/marketSimulator.ts'
@@ -156,6 +156,16 @@ export async function createExchangeServer(
     service,
     decimalsOf: (asset) => decimalsBySymbol.get(asset),
     nowMs: () => clock.nowMs(),
+  })
+  // The spec's web API, savings plans and icons share the IP budget of the v2 API (1 point each).
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.url.startsWith('/exchange/')) return
+    const decision = rateLimiter.charge(`ip:${request.ip}`, 1, clock.nowMs())
+    reply.headers(rateLimitHeaders(decision))
+    if (!decision.allowed) {
+      const { status, body } = protocolError(105, { expiryInMs: decision.bannedUntilMs })
+      return reply.code(status).send(body)
+    }
   })
   registerWebRoutes(app, { service, listing, nowMs: () => clock.nowMs() })
   registerSessionRoutes(app, { accounts, rateLimiter, nowMs: () => clock.nowMs() })

@@ -60,3 +60,13 @@ describe('rate limits at the edge', () => {
     expect(response.headers.get('bitvavo-ratelimit-remaining')).toBe('0')
   })
 })
+
+describe('the web API shares the IP budget', () => {
+  it('answers 105 once the IP has spent its points', async () => {
+    // The IP was banned by the test above; the web API is refused too, with the same error.
+    const response = await fetch(`${baseUrl}/exchange/proxy/v3/markets/data`)
+    expect(response.status).toBe(429)
+    expect(((await response.json()) as { errorCode: number }).errorCode).toBe(105)
+    expect(response.headers.get('bitvavo-ratelimit-remaining')).toBe('0')
+  })
+})
