@@ -16,6 +16,7 @@ import { MarketDataHub } from './api/marketDataHub.ts'
 import { registerRestRoutes } from './api/restRoutes.ts'
 import { registerSavingsRoutes } from './api/savingsRoutes.ts'
 import { registerSessionRoutes } from './api/sessionRoutes.ts'
+import { registerStakingRoutes } from './api/stakingRoutes.ts'
 import { registerWebRoutes } from './api/webRoutes.ts'
 import { WsConnection } from './api/wsConnection.ts'
 import type { ExchangeConfig } from './config.ts'
@@ -24,6 +25,7 @@ import { defaultRateLimitConfig, RateLimiter, rateLimitHeaders } from './limits/
 import { createMetrics } from './metrics.ts'
 import { SavingsScheduler } from './savings/scheduler.ts'
 import { defaultSimulatorOptions, MarketSimulator } from './simulator/marketSimulator.ts'
+import { StakingAccrual } from './staking/stakingAccrual.ts'
 import { Journal } from './storage/journal.ts'
 import { openStorage, storageLocation } from './storage/openStorage.ts'
 import type { SqlDriver } from './storage/sqlDriver.ts'
@@ -40,6 +42,8 @@ export type ExchangeServer = {
   simulator: MarketSimulator | undefined
   /** Runs due savings plans (started by `listen`; tests may call `tick` with a test clock). */
   savingsScheduler: SavingsScheduler
+  /** Pays staking rewards once a day (started by `listen`). */
+  stakingAccrual: StakingAccrual
   /** Bearer token of the /admin endpoints (kept in the data directory when there is one). */
   adminToken: string
   /** Starts listening; resolves with the base URL (http://host:port). */
@@ -170,6 +174,8 @@ export async function createExchangeServer(
   registerWebRoutes(app, { service, listing, nowMs: () => clock.nowMs() })
   registerSessionRoutes(app, { accounts, rateLimiter, nowMs: () => clock.nowMs() })
   registerSavingsRoutes(app, { service, accounts, nowMs: () => clock.nowMs() })
+  registerStakingRoutes(app, { service, accounts, nowMs: () => clock.nowMs() })
+  const stakingAccrual = new StakingAccrual(service, () => clock.nowMs())
   const savingsScheduler = new SavingsScheduler(service, {
     nowMs: () => clock.nowMs(),
     feesOf: async (accountId) => feeTier((await accounts.findAccount(accountId))?.feeTier ?? 0),
@@ -289,12 +295,14 @@ export async function createExchangeServer(
     service,
     simulator,
     savingsScheduler,
+    stakingAccrual,
     adminToken,
     async listen() {
       await app.listen({ host: config.host, port: config.port })
       hub.start()
       simulator?.start()
       savingsScheduler.start()
+      stakingAccrual.start()
       const address = app.server.address()
       if (address === null || typeof address === 'string')
         throw new Error('server has no TCP address')
@@ -307,6 +315,7 @@ export async function createExchangeServer(
       await new Promise<void>((resolve) => wss.close(() => resolve()))
       simulator?.stop()
       savingsScheduler.stop()
+      stakingAccrual.stop()
       hub.stop()
       await app.close()
       await service.drain()

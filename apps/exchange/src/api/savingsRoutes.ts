@@ -7,16 +7,15 @@ import { parseDecimal } from '@polder/engine'
 import {
   matchWebEndpoint,
   protocolError,
-  restAuthHeaders,
   safeParse,
   savingsPlansPerAccountMax,
 } from '@polder/protocol'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AccountStore } from '../accounts/accountStore.ts'
-import { verifySignedRequest } from '../auth/signature.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import type { Plan } from '../savings/savingsBook.ts'
 import { dateToMs, msToDate, occurrence } from '../savings/schedule.ts'
+import { webCallerAccount } from './webAuth.ts'
 
 export type SavingsDeps = { service: ExchangeService; accounts: AccountStore; nowMs: () => number }
 
@@ -64,29 +63,8 @@ function eligibleAssets() {
 export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): void {
   const { service } = deps
 
-  async function accountOf(request: FastifyRequest): Promise<number | undefined> {
-    const authorization = String(request.headers.authorization ?? '')
-    if (authorization.startsWith('Bearer '))
-      return deps.accounts.findSession(authorization.slice('Bearer '.length))
-    if (request.headers['bitvavo-access-key'] === undefined) return undefined
-    const headers = safeParse(restAuthHeaders, request.headers)
-    if (!headers.success) return undefined
-    const auth = await verifySignedRequest(
-      {
-        key: headers.data['bitvavo-access-key'],
-        signature: headers.data['bitvavo-access-signature'],
-        timestampMs: headers.data['bitvavo-access-timestamp'],
-        windowMs: headers.data['bitvavo-access-window'],
-        method: request.method,
-        path: request.url,
-        body: request.rawBody ?? '',
-      },
-      deps.nowMs(),
-      (key) => deps.accounts.findApiKey(key),
-      request.method === 'GET' ? 'view' : 'trade',
-    )
-    return auth.ok ? auth.apiKey.accountId : undefined
-  }
+  const accountOf = (request: FastifyRequest) =>
+    webCallerAccount(request, deps.accounts, deps.nowMs)
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0]!

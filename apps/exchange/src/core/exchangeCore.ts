@@ -107,6 +107,29 @@ export type RunSavingsPlan = {
   takerFeePpm: number
 }
 
+/** Stakes (or, with `unstake`, returns) an amount in ledger units. */
+export type Stake = {
+  type: 'stake' | 'unstake'
+  timestamp: number
+  accountId: number
+  asset: string
+  amount: string
+  /** The staking risk disclosure, acknowledged once per account before its first stake. */
+  acknowledgeRisk?: boolean
+  reference: string
+}
+
+/** Pays one day of rewards on every position, once per day (UTC): `yieldPpm` a year by asset. */
+export type AccrueStakingRewards = {
+  type: 'accrueStakingRewards'
+  timestamp: number
+  /** 00:00 UTC of the day paid for. */
+  dayMs: number
+  yieldPpm: Record<string, number>
+}
+
+export type StakingReward = { dayMs: number; asset: string; amount: string }
+
 export type CoreCommand =
   | AddMarket
   | SetMarketStatus
@@ -121,6 +144,8 @@ export type CoreCommand =
   | UpdateSavingsPlan
   | DeleteSavingsPlan
   | RunSavingsPlan
+  | Stake
+  | AccrueStakingRewards
 
 export type CoreOutcome =
   | { ok: true; events: EngineEvent[]; orderIds?: readonly string[] }
@@ -203,6 +228,12 @@ export type CoreSnapshot = {
   history: OrderHistorySnapshot
   stats: MarketStatsSnapshot
   savings?: SavingsSnapshot
+  staking?: {
+    positions: [key: string, amount: string][]
+    acknowledged: number[]
+    lastAccruedDayMs: number
+    rewards: [accountId: number, rewards: StakingReward[]][]
+  }
 }
 
 export class ExchangeCore {
@@ -214,6 +245,11 @@ export class ExchangeCore {
   readonly #holds = new Map<string, Hold>()
   /** Savings plans by id. */
   readonly savingsPlans = new Map<string, Plan>()
+  /** Staked amounts by `${accountId} ${asset}`, in ledger units. */
+  readonly stakes = new Map<string, bigint>()
+  readonly #riskAcknowledged = new Set<number>()
+  #lastAccruedDayMs = 0
+  readonly #rewards = new Map<number, StakingReward[]>()
 
   constructor(snapshot?: CoreSnapshot) {
     if (snapshot !== undefined && snapshot.version !== 1)
@@ -225,6 +261,13 @@ export class ExchangeCore {
     this.history = snapshot ? OrderHistory.restore(snapshot.history) : new OrderHistory()
     this.stats = snapshot ? MarketStats.restore(snapshot.stats) : new MarketStats()
     for (const plan of snapshot?.savings ?? []) this.savingsPlans.set(plan.id, plan)
+    for (const [key, amount] of snapshot?.staking?.positions ?? [])
+      this.stakes.set(key, BigInt(amount))
+    for (const accountId of snapshot?.staking?.acknowledged ?? [])
+      this.#riskAcknowledged.add(accountId)
+    this.#lastAccruedDayMs = snapshot?.staking?.lastAccruedDayMs ?? 0
+    for (const [accountId, rewards] of snapshot?.staking?.rewards ?? [])
+      this.#rewards.set(accountId, rewards)
     for (const [key, accountId, asset, remaining, takerFeePpm] of snapshot?.holds ?? []) {
       this.#holds.set(key, { accountId, asset, remaining: BigInt(remaining), takerFeePpm })
     }
@@ -245,6 +288,12 @@ export class ExchangeCore {
       history: this.history.snapshot(),
       stats: this.stats.snapshot(),
       savings: [...this.savingsPlans.values()],
+      staking: {
+        positions: [...this.stakes].map(([key, amount]) => [key, amount.toString()]),
+        acknowledged: [...this.#riskAcknowledged],
+        lastAccruedDayMs: this.#lastAccruedDayMs,
+        rewards: [...this.#rewards],
+      },
     }
   }
 
@@ -266,6 +315,11 @@ export class ExchangeCore {
         return this.#changeSavingsPlan(command)
       case 'runSavingsPlan':
         return this.#runSavingsPlan(command)
+      case 'stake':
+      case 'unstake':
+        return this.#stake(command)
+      case 'accrueStakingRewards':
+        return this.#accrue(command)
       case 'updateOrder':
         return this.#update(command)
       default: {
@@ -415,6 +469,82 @@ export class ExchangeCore {
       failureErrorCode: filled ? null : 230,
     })
     return outcome
+  }
+
+  /** The account's staking rewards, newest first (kept: the last 3,650 days' worth). */
+  stakingRewardsOf(accountId: number): readonly StakingReward[] {
+    return [...(this.#rewards.get(accountId) ?? [])].reverse()
+  }
+
+  hasAcknowledgedStakingRisk(accountId: number): boolean {
+    return this.#riskAcknowledged.has(accountId)
+  }
+
+  #stake(command: Stake): CoreOutcome {
+    const amount = BigInt(command.amount)
+    if (amount <= 0n) return { ok: false, ...protocolError(205, { param: 'amount' }).body }
+    const key = `${command.accountId} ${command.asset}`
+    const staked = this.stakes.get(key) ?? 0n
+    if (command.type === 'stake') {
+      if (!this.#riskAcknowledged.has(command.accountId) && command.acknowledgeRisk !== true) {
+        return {
+          ok: false,
+          errorCode: 320,
+          error: 'Acknowledge the staking risk disclosure before staking.',
+        }
+      }
+      if (this.ledger.balance(command.accountId, command.asset).available < amount)
+        return { ok: false, ...protocolError(216).body }
+      this.#riskAcknowledged.add(command.accountId)
+      this.ledger.stake(
+        command.accountId,
+        command.asset,
+        amount,
+        true,
+        command.reference,
+        command.timestamp,
+      )
+      this.stakes.set(key, staked + amount)
+    } else {
+      if (staked < amount) return { ok: false, ...protocolError(216).body }
+      this.ledger.stake(
+        command.accountId,
+        command.asset,
+        amount,
+        false,
+        command.reference,
+        command.timestamp,
+      )
+      if (staked === amount) this.stakes.delete(key)
+      else this.stakes.set(key, staked - amount)
+    }
+    return { ok: true, events: [] }
+  }
+
+  #accrue(command: AccrueStakingRewards): CoreOutcome {
+    // Once per day: a repeated or older day is refused, so a crash or a second timer never pays twice.
+    if (command.dayMs <= this.#lastAccruedDayMs) return { ok: false, ...protocolError(232).body }
+    this.#lastAccruedDayMs = command.dayMs
+    for (const [key, amount] of this.stakes) {
+      const [accountText, asset] = key.split(' ') as [string, string]
+      const yieldPpm = BigInt(command.yieldPpm[asset] ?? 0)
+      // Simple daily interest on the staked amount, rounded down to the ledger unit.
+      const reward = (amount * yieldPpm) / (1_000_000n * 365n)
+      if (reward <= 0n) continue
+      const accountId = Number(accountText)
+      this.ledger.reward(
+        accountId,
+        asset,
+        reward,
+        `reward ${command.dayMs} ${key}`,
+        command.timestamp,
+      )
+      const rewards = this.#rewards.get(accountId) ?? []
+      rewards.push({ dayMs: command.dayMs, asset, amount: reward.toString() })
+      if (rewards.length > 3_650 * 2) rewards.splice(0, rewards.length - 3_650)
+      this.#rewards.set(accountId, rewards)
+    }
+    return { ok: true, events: [] }
   }
 
   #transfer(command: Deposit | Withdraw): CoreOutcome {

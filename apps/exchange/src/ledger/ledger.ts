@@ -11,12 +11,22 @@
 export const ledgerDecimals = 18
 
 export type Bucket = 'available' | 'inOrder'
-export type SystemAccount = 'external' | 'fees'
+/** `staking` holds what customers have staked: still theirs, counted with their balances. */
+export type SystemAccount = 'external' | 'fees' | 'staking'
 export type Holder = number | SystemAccount
 
 export type Posting = { holder: Holder; asset: string; bucket: Bucket; delta: bigint }
 
-export type EntryKind = 'deposit' | 'withdrawal' | 'hold' | 'release' | 'fill' | 'fee'
+export type EntryKind =
+  | 'deposit'
+  | 'withdrawal'
+  | 'hold'
+  | 'release'
+  | 'fill'
+  | 'fee'
+  | 'stake'
+  | 'unstake'
+  | 'reward'
 
 export type LedgerEntry = {
   entryId: number
@@ -114,6 +124,38 @@ export class Ledger {
       { holder: account, asset, bucket: 'available', delta: -(amount + fee) },
       { holder: 'external', asset, bucket: 'available', delta: amount },
       { holder: 'fees', asset, bucket: 'available', delta: fee },
+    ])
+  }
+
+  /** Moves `amount` between an account's available balance and the staking account. */
+  stake(
+    account: number,
+    asset: string,
+    amount: bigint,
+    staking: boolean,
+    reference: string,
+    timestampMs: number,
+  ): LedgerEntry {
+    assertPositive(amount)
+    const sign = staking ? 1n : -1n
+    return this.#post(staking ? 'stake' : 'unstake', reference, timestampMs, [
+      { holder: account, asset, bucket: 'available', delta: -sign * amount },
+      { holder: 'staking', asset, bucket: 'available', delta: sign * amount },
+    ])
+  }
+
+  /** A staking reward: new coins from the network, into the account's available balance. */
+  reward(
+    account: number,
+    asset: string,
+    amount: bigint,
+    reference: string,
+    timestampMs: number,
+  ): LedgerEntry {
+    assertPositive(amount)
+    return this.#post('reward', reference, timestampMs, [
+      { holder: 'external', asset, bucket: 'available', delta: -amount },
+      { holder: account, asset, bucket: 'available', delta: amount },
     ])
   }
 

@@ -1,0 +1,113 @@
+// Staking for the trading app (spec §1: "staking yield up to 15%"): stake and unstake eligible
+// assets, see positions and daily rewards. The staking risk disclosure must be acknowledged once
+// per account (`acknowledgeRisk: true` with the first stake). Private like the savings plans.
+import { randomUUID } from 'node:crypto'
+import { assetBySymbol, assets } from '@polder/catalogue'
+import { parseDecimal } from '@polder/engine'
+import { protocolError } from '@polder/protocol'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { z } from 'zod'
+import type { AccountStore } from '../accounts/accountStore.ts'
+import type { ExchangeService } from '../core/exchangeService.ts'
+import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
+import { webCallerAccount } from './webAuth.ts'
+
+export type StakingDeps = { service: ExchangeService; accounts: AccountStore; nowMs: () => number }
+
+const stakeBody = z.strictObject({
+  asset: z.string().max(16),
+  amount: z.string().max(64),
+  acknowledgeRisk: z.boolean().optional(),
+})
+
+export function registerStakingRoutes(app: FastifyInstance, deps: StakingDeps): void {
+  const { service } = deps
+  const eligible = () =>
+    assets
+      .filter((asset) => asset.staking?.eligible === true)
+      .map((asset) => ({
+        symbol: asset.symbol,
+        name: asset.name,
+        yieldPercentPerYear: asset.staking!.yieldPercentPerYear,
+      }))
+
+  const authenticated = async (request: FastifyRequest, reply: FastifyReply) => {
+    const accountId = await webCallerAccount(request, deps.accounts, deps.nowMs)
+    if (accountId === undefined) reply.code(401).send(protocolError(300).body)
+    return accountId
+  }
+
+  app.get('/exchange/staking/v1/assets', async () => eligible())
+
+  app.get('/exchange/staking/v1', async (request, reply) => {
+    const accountId = await authenticated(request, reply)
+    if (accountId === undefined) return reply
+    const positions = [...service.core.stakes]
+      .filter(([key]) => key.startsWith(`${accountId} `))
+      .map(([key, amount]) => {
+        const symbol = key.split(' ')[1]!
+        const asset = assetBySymbol(symbol)
+        return {
+          asset: symbol,
+          amount: formatLedgerUnits(amount, asset?.decimals ?? 18),
+          yieldPercentPerYear: asset?.staking?.yieldPercentPerYear ?? '0',
+        }
+      })
+    const rewards = service.core
+      .stakingRewardsOf(accountId)
+      .slice(0, 100)
+      .map((reward) => ({
+        date: new Date(reward.dayMs).toISOString().slice(0, 10),
+        asset: reward.asset,
+        amount: formatLedgerUnits(
+          BigInt(reward.amount),
+          assetBySymbol(reward.asset)?.decimals ?? 18,
+        ),
+      }))
+    return {
+      riskAcknowledged: service.core.hasAcknowledgedStakingRisk(accountId),
+      positions,
+      rewards,
+    }
+  })
+
+  for (const action of ['stake', 'unstake'] as const) {
+    app.post(`/exchange/staking/v1/${action}`, async (request, reply) => {
+      const accountId = await authenticated(request, reply)
+      if (accountId === undefined) return reply
+      let json: unknown
+      try {
+        json = request.rawBody ? JSON.parse(request.rawBody) : undefined
+      } catch {
+        return reply.code(400).send(protocolError(102).body)
+      }
+      const body = stakeBody.safeParse(json)
+      if (!body.success)
+        return reply.code(400).send({
+          errorCode: 205,
+          error: 'Send asset, amount and, for a first stake, acknowledgeRisk.',
+        })
+      const asset = assetBySymbol(body.data.asset)
+      if (!asset?.staking || (action === 'stake' && !asset.staking.eligible)) {
+        return reply.code(400).send(protocolError(205, { param: 'asset' }).body)
+      }
+      const amount = parseDecimal(body.data.amount, asset.decimals)
+      if (!amount.ok || amount.units <= 0)
+        return reply.code(400).send(protocolError(205, { param: 'amount' }).body)
+      const outcome = await service.submit({
+        type: action,
+        timestamp: deps.nowMs(),
+        accountId,
+        asset: asset.symbol,
+        amount: toLedgerUnits(amount.units, asset.decimals).toString(),
+        ...(body.data.acknowledgeRisk === undefined
+          ? {}
+          : { acknowledgeRisk: body.data.acknowledgeRisk }),
+        reference: randomUUID(),
+      })
+      if (!outcome.ok)
+        return reply.code(400).send({ errorCode: outcome.errorCode, error: outcome.error })
+      return { success: true, asset: asset.symbol, amount: body.data.amount }
+    })
+  }
+}

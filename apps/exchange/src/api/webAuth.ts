@@ -1,0 +1,35 @@
+// Who calls the spec's private web API: a browser session (`Authorization: Bearer <token>`) or
+// a signed API key (the protocol's headers, signature over the raw path and body; GET needs the
+// view permission, anything else trade). Undefined when neither proves an account.
+import { restAuthHeaders, safeParse } from '@polder/protocol'
+import type { FastifyRequest } from 'fastify'
+import type { AccountStore } from '../accounts/accountStore.ts'
+import { verifySignedRequest } from '../auth/signature.ts'
+
+export async function webCallerAccount(
+  request: FastifyRequest,
+  accounts: AccountStore,
+  nowMs: () => number,
+): Promise<number | undefined> {
+  const authorization = String(request.headers.authorization ?? '')
+  if (authorization.startsWith('Bearer '))
+    return accounts.findSession(authorization.slice('Bearer '.length))
+  if (request.headers['bitvavo-access-key'] === undefined) return undefined
+  const headers = safeParse(restAuthHeaders, request.headers)
+  if (!headers.success) return undefined
+  const auth = await verifySignedRequest(
+    {
+      key: headers.data['bitvavo-access-key'],
+      signature: headers.data['bitvavo-access-signature'],
+      timestampMs: headers.data['bitvavo-access-timestamp'],
+      windowMs: headers.data['bitvavo-access-window'],
+      method: request.method,
+      path: request.url,
+      body: request.rawBody ?? '',
+    },
+    nowMs(),
+    (key) => accounts.findApiKey(key),
+    request.method === 'GET' ? 'view' : 'trade',
+  )
+  return auth.ok ? auth.apiKey.accountId : undefined
+}

@@ -1,0 +1,130 @@
+// Staking end to end on a test clock: the risk disclosure once, stake, 30 days of daily
+// rewards (each day paid once), unstake, and a balanced ledger throughout.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { defaultConfig } from '../src/config.ts'
+import { toLedgerUnits } from '../src/ledger/ledger.ts'
+import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { stakingYieldsPpm } from '../src/staking/stakingAccrual.ts'
+import { testListing } from './fixtures/testListing.ts'
+
+// biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
+type Json = any
+
+const dayMs = 86_400_000
+let nowMs = Date.parse('2026-11-22T12:00:00Z')
+let server: ExchangeServer
+let baseUrl: string
+let token: string
+let accountId: number
+
+async function api(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Json }> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  return { status: response.status, json: await response.json() }
+}
+
+beforeAll(async () => {
+  server = await createExchangeServer(
+    { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined },
+    testListing,
+    {
+      nowMs: () => nowMs,
+    },
+  )
+  baseUrl = await server.listen()
+  server.stakingAccrual.stop()
+  const account = await server.accounts.createAccount(
+    'staker@example.com',
+    'a long enough password',
+  )
+  accountId = account.id
+  token = (await server.accounts.createSession(account.id, 365 * dayMs)).token
+  await server.service.submit({
+    type: 'deposit',
+    timestamp: nowMs,
+    accountId,
+    asset: 'ETH',
+    amount: toLedgerUnits(10, 0).toString(),
+    reference: 'eth',
+  })
+})
+afterAll(() => server.close())
+
+describe('staking', () => {
+  it('lists eligible assets with their yields, all at most 15%', async () => {
+    const assets = (await (await fetch(`${baseUrl}/exchange/staking/v1/assets`)).json()) as Json[]
+    expect(assets.find((asset) => asset.symbol === 'ETH')).toMatchObject({
+      yieldPercentPerYear: '2.8',
+    })
+    expect(assets.every((asset) => Number(asset.yieldPercentPerYear) <= 15)).toBe(true)
+  })
+
+  it('needs the risk disclosure acknowledged with the first stake', async () => {
+    const refused = await api('POST', '/exchange/staking/v1/stake', { asset: 'ETH', amount: '4' })
+    expect(refused.json.errorCode).toBe(320)
+    expect(
+      (
+        await api('POST', '/exchange/staking/v1/stake', {
+          asset: 'ETH',
+          amount: '4',
+          acknowledgeRisk: true,
+        })
+      ).json.success,
+    ).toBe(true)
+    expect(
+      (await api('POST', '/exchange/staking/v1/stake', { asset: 'ETH', amount: '1' })).json.success,
+    ).toBe(true) // once is enough
+    expect(
+      (await api('POST', '/exchange/staking/v1/stake', { asset: 'ETH', amount: '100' })).json
+        .errorCode,
+    ).toBe(216)
+    expect(
+      (await api('POST', '/exchange/staking/v1/stake', { asset: 'BTC', amount: '1' })).json
+        .errorCode,
+    ).toBe(205)
+    const state = await api('GET', '/exchange/staking/v1')
+    expect(state.json).toMatchObject({
+      riskAcknowledged: true,
+      positions: [{ asset: 'ETH', amount: '5.00000000', yieldPercentPerYear: '2.8' }],
+    })
+    expect(server.service.core.ledger.balance(accountId, 'ETH').available).toBe(toLedgerUnits(5, 0))
+  })
+
+  it('pays one day of rewards per day for 30 days, never twice for a day', async () => {
+    const daily = (toLedgerUnits(5, 0) * BigInt(stakingYieldsPpm().ETH!)) / (1_000_000n * 365n)
+    for (let day = 0; day < 30; day += 1) {
+      nowMs += dayMs
+      expect(await server.stakingAccrual.tick()).toBe(true)
+      expect(await server.stakingAccrual.tick()).toBe(false)
+    }
+    expect(server.service.core.ledger.balance(accountId, 'ETH').available).toBe(
+      toLedgerUnits(5, 0) + 30n * daily,
+    )
+    const state = await api('GET', '/exchange/staking/v1')
+    expect(state.json.rewards).toHaveLength(30)
+    server.service.core.ledger.checkInvariant()
+  })
+
+  it('unstakes back to the available balance; no more than is staked', async () => {
+    expect(
+      (await api('POST', '/exchange/staking/v1/unstake', { asset: 'ETH', amount: '6' })).json
+        .errorCode,
+    ).toBe(216)
+    expect(
+      (await api('POST', '/exchange/staking/v1/unstake', { asset: 'ETH', amount: '5' })).json
+        .success,
+    ).toBe(true)
+    expect((await api('GET', '/exchange/staking/v1')).json.positions).toEqual([])
+    server.service.core.ledger.checkInvariant()
+  })
+})
