@@ -265,7 +265,8 @@ export class Engine {
       throw new EngineConfigError('closedOrdersRememberedMax must be an integer >= 1')
     }
     this.closedOrdersRememberedMax = remembered
-    const placeholder = new Order()
+    // The reused trade record starts out pointing at an empty order; every fill overwrites both.
+    const noOrder = new Order()
     this.trade = {
       market: '',
       tradeId: 0,
@@ -274,8 +275,8 @@ export class Engine {
       amount: 0,
       quote: 0,
       takerSide: 'buy',
-      taker: placeholder,
-      maker: placeholder,
+      taker: noOrder,
+      maker: noOrder,
       takerFee: 0,
       makerFee: 0,
     }
