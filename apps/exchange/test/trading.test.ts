@@ -61,6 +61,24 @@ async function signed(
   return { status: response.status, json: await response.json() }
 }
 
+/** Waits (at most 5 s) until a recorded message matches. */
+async function until(messages: Json[], match: (message: Json) => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000
+  while (!messages.some(match) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+}
+
+function authenticateSocket(ws: WebSocket, who: Key): void {
+  const timestamp = Date.now()
+  ws.send(
+    JSON.stringify({
+      action: 'authenticate',
+      key: who.key,
+      signature: sign(who.secret, timestamp, 'GET', '/v2/websocket'),
+      timestamp,
+    }),
+  )
+}
+
 beforeAll(async () => {
   server = await createExchangeServer(
     { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined },
@@ -421,9 +439,7 @@ describe('candles and 24-hour tickers', () => {
         ],
       }),
     )
-    const deadline = Date.now() + 5_000
-    while (!messages.some((m) => m.event === 'ticker24h') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
+    await until(messages, (m) => m.event === 'ticker24h')
     const tickerEvent = messages.find((m) => m.event === 'ticker24h')
     expect(Array.isArray(tickerEvent.data)).toBe(true)
     expect(tickerEvent.data[0]).toMatchObject({ market: 'BTC-EUR', last: '50000' })
@@ -440,8 +456,7 @@ describe('candles and 24-hour tickers', () => {
       orderType: 'market',
       amount: '0.001',
     })
-    while (!messages.some((m) => m.event === 'candle') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
+    await until(messages, (m) => m.event === 'candle')
     const candle = messages.find((m) => m.event === 'candle')
     expect(candle).toMatchObject({ event: 'candle', market: 'BTC-EUR', interval: '1m' })
     expect(candle.candle[0][4]).toBe('49000')
@@ -580,17 +595,9 @@ describe('more order paths over the wire', () => {
     })
     const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
     await new Promise((resolve) => ws.once('open', resolve))
-    const timestamp = Date.now()
     const replies: Json[] = []
     ws.on('message', (data) => replies.push(JSON.parse(data.toString())))
-    ws.send(
-      JSON.stringify({
-        action: 'authenticate',
-        key: alice.key,
-        signature: sign(alice.secret, timestamp, 'GET', '/v2/websocket'),
-        timestamp,
-      }),
-    )
+    authenticateSocket(ws, alice)
     ws.send(
       JSON.stringify({
         action: 'privateCancelOrder',
@@ -599,9 +606,7 @@ describe('more order paths over the wire', () => {
         orderId: victimOrder.json.orderId,
       }),
     )
-    const deadline = Date.now() + 5_000
-    while (!replies.some((reply) => reply.requestId === 3) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
+    await until(replies, (reply) => reply.requestId === 3)
     expect(replies.find((reply) => reply.requestId === 3)).toMatchObject({
       action: 'privateCancelOrder',
       errorCode: 240,
@@ -650,9 +655,7 @@ describe('more order paths over the wire', () => {
       )
     }
     ws.send(JSON.stringify({ action: 'getTime', requestId: 99 }))
-    const deadline = Date.now() + 5_000
-    while (!replies.some((reply) => reply.requestId === 99) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
+    await until(replies, (reply) => reply.requestId === 99)
     // Re-subscribing to the same set is a no-op, so this stays within the limit: all confirmed.
     expect(replies.filter((reply) => reply.event === 'subscribed')).toHaveLength(6)
     expect(replies.find((reply) => reply.requestId === 99)).toHaveProperty('response.time')
@@ -666,16 +669,8 @@ describe('pipelined WebSocket requests', () => {
     await new Promise((resolve) => ws.once('open', resolve))
     const replies: Json[] = []
     ws.on('message', (data) => replies.push(JSON.parse(data.toString())))
-    const timestamp = Date.now()
     const clientOrderId = '7c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5'
-    ws.send(
-      JSON.stringify({
-        action: 'authenticate',
-        key: alice.key,
-        signature: sign(alice.secret, timestamp, 'GET', '/v2/websocket'),
-        timestamp,
-      }),
-    )
+    authenticateSocket(ws, alice)
     ws.send(
       JSON.stringify({
         action: 'privateCreateOrder',
@@ -696,9 +691,7 @@ describe('pipelined WebSocket requests', () => {
         clientOrderId,
       }),
     )
-    const deadline = Date.now() + 5_000
-    while (!replies.some((reply) => reply.requestId === 2) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
+    await until(replies, (reply) => reply.requestId === 2)
     expect(replies.find((reply) => reply.requestId === 1)).toMatchObject({
       response: { status: 'new', clientOrderId },
     })

@@ -431,12 +431,25 @@ export function registerExchangeActions(
         })),
       )
     })
-  const transferWindow = (params: Record<string, unknown>) => ({
-    symbol: params.symbol === undefined ? undefined : String(params.symbol),
-    start: params.start === undefined ? 0 : Number(params.start),
-    end: params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end),
-    limit: Math.min(Number(params.limit ?? listLimitDefault), listLimitMax),
-  })
+  /** The account's deposits or withdrawals matching the symbol, time window and limit. */
+  const transfersIn = (
+    kind: 'deposit' | 'withdraw',
+    params: Record<string, unknown>,
+    caller: Caller,
+  ) => {
+    const start = params.start === undefined ? 0 : Number(params.start)
+    const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
+    const limit = Math.min(Number(params.limit ?? listLimitDefault), listLimitMax)
+    return history
+      .transfersOf(requireCaller(caller), kind)
+      .filter(
+        (t) =>
+          (params.symbol === undefined || t.asset === params.symbol) &&
+          t.timestamp >= start &&
+          t.timestamp <= end,
+      )
+      .slice(0, limit)
+  }
 
   actions
     .register('privateDepositAssets', (params, caller) => {
@@ -487,51 +500,31 @@ export function registerExchangeActions(
       return success({ success: true, symbol: asset.symbol, amount: String(params.amount) })
     })
     .register('privateGetDepositHistory', (params, caller) => {
-      const window = transferWindow(params)
       return success(
-        history
-          .transfersOf(requireCaller(caller), 'deposit')
-          .filter(
-            (t) =>
-              (window.symbol === undefined || t.asset === window.symbol) &&
-              t.timestamp >= window.start &&
-              t.timestamp <= window.end,
-          )
-          .slice(0, window.limit)
-          .map((t) => ({
-            timestamp: t.timestamp,
-            symbol: t.asset,
-            amount: formatLedgerUnits(BigInt(t.amount), decimalsOf(t.asset)),
-            ...(t.address === undefined ? {} : { address: t.address }),
-            ...(t.txId === undefined ? {} : { txId: t.txId }),
-            fee: formatLedgerUnits(BigInt(t.fee), decimalsOf(t.asset)),
-            status: 'completed',
-          })),
+        transfersIn('deposit', params, caller).map((t) => ({
+          timestamp: t.timestamp,
+          symbol: t.asset,
+          amount: formatLedgerUnits(BigInt(t.amount), decimalsOf(t.asset)),
+          ...(t.address === undefined ? {} : { address: t.address }),
+          ...(t.txId === undefined ? {} : { txId: t.txId }),
+          fee: formatLedgerUnits(BigInt(t.fee), decimalsOf(t.asset)),
+          status: 'completed',
+        })),
       )
     })
     .register('privateGetWithdrawalHistory', (params, caller) => {
-      const window = transferWindow(params)
       return success(
-        history
-          .transfersOf(requireCaller(caller), 'withdraw')
-          .filter(
-            (t) =>
-              (window.symbol === undefined || t.asset === window.symbol) &&
-              t.timestamp >= window.start &&
-              t.timestamp <= window.end,
-          )
-          .slice(0, window.limit)
-          .map((t) => ({
-            timestamp: t.timestamp,
-            symbol: t.asset,
-            amount: formatLedgerUnits(BigInt(t.amount), decimalsOf(t.asset)),
-            address: t.address ?? '',
-            ...(t.paymentId === undefined ? {} : { paymentId: t.paymentId }),
-            // The sandbox settles at once; its transaction id is derived from the reference.
-            txId: t.reference,
-            fee: formatLedgerUnits(BigInt(t.fee), decimalsOf(t.asset)),
-            status: 'completed',
-          })),
+        transfersIn('withdraw', params, caller).map((t) => ({
+          timestamp: t.timestamp,
+          symbol: t.asset,
+          amount: formatLedgerUnits(BigInt(t.amount), decimalsOf(t.asset)),
+          address: t.address ?? '',
+          ...(t.paymentId === undefined ? {} : { paymentId: t.paymentId }),
+          // The sandbox settles at once; its transaction id is derived from the reference.
+          txId: t.reference,
+          fee: formatLedgerUnits(BigInt(t.fee), decimalsOf(t.asset)),
+          status: 'completed',
+        })),
       )
     })
 

@@ -10,7 +10,7 @@ import {
 } from '@polder/protocol'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ApiKeyRecord } from '../accounts/accountStore.ts'
-import { verifySignedRequest } from '../auth/signature.ts'
+import { restSignedRequest, verifySignedRequest } from '../auth/signature.ts'
 import { type RateLimiter, rateLimitHeaders } from '../limits/rateLimiter.ts'
 import type { ActionRegistry, ActionResult, Caller } from './actions.ts'
 
@@ -114,15 +114,7 @@ async function handle(
       )
     }
     const auth = await verifySignedRequest(
-      {
-        key: parsedHeaders.data['bitvavo-access-key'],
-        signature: parsedHeaders.data['bitvavo-access-signature'],
-        timestampMs: parsedHeaders.data['bitvavo-access-timestamp'],
-        windowMs: parsedHeaders.data['bitvavo-access-window'],
-        method: request.method,
-        path: target,
-        body: request.rawBody ?? '',
-      },
+      restSignedRequest(parsedHeaders.data, request.method, target, request.rawBody ?? ''),
       nowMs,
       deps.findApiKey,
       undefined,

@@ -4,7 +4,7 @@
 import { restAuthHeaders, safeParse } from '@polder/protocol'
 import type { FastifyRequest } from 'fastify'
 import type { AccountStore } from '../accounts/accountStore.ts'
-import { verifySignedRequest } from '../auth/signature.ts'
+import { restSignedRequest, verifySignedRequest } from '../auth/signature.ts'
 
 export async function webCallerAccount(
   request: FastifyRequest,
@@ -18,15 +18,7 @@ export async function webCallerAccount(
   const headers = safeParse(restAuthHeaders, request.headers)
   if (!headers.success) return undefined
   const auth = await verifySignedRequest(
-    {
-      key: headers.data['bitvavo-access-key'],
-      signature: headers.data['bitvavo-access-signature'],
-      timestampMs: headers.data['bitvavo-access-timestamp'],
-      windowMs: headers.data['bitvavo-access-window'],
-      method: request.method,
-      path: request.url,
-      body: request.rawBody ?? '',
-    },
+    restSignedRequest(headers.data, request.method, request.url, request.rawBody ?? ''),
     nowMs(),
     (key) => accounts.findApiKey(key),
     request.method === 'GET' ? 'view' : 'trade',

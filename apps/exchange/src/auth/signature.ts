@@ -1,7 +1,12 @@
 // HMAC-SHA256 request signatures of protocol §2: lowercase hex over
 // `timestamp + METHOD + rawPathWithQuery + rawBody`, compared in constant time.
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { accessWindowMsDefault, signingString, websocketSigningPath } from '@polder/protocol'
+import {
+  accessWindowMsDefault,
+  type RestAuthHeaders,
+  signingString,
+  websocketSigningPath,
+} from '@polder/protocol'
 import type { ApiKeyRecord, Permission } from '../accounts/accountStore.ts'
 
 /** How far a request's timestamp may lie in the future (clock skew), in ms. */
@@ -75,6 +80,24 @@ export async function verifySignedRequest(
     return { ok: false, errorCode: permissionErrorCodes[permission] }
   }
   return { ok: true, apiKey }
+}
+
+/** A REST request as signed: the validated headers with the raw target and body as received. */
+export function restSignedRequest(
+  headers: RestAuthHeaders,
+  method: string,
+  path: string,
+  body: string,
+): SignedRequest {
+  return {
+    key: headers['bitvavo-access-key'],
+    signature: headers['bitvavo-access-signature'],
+    timestampMs: headers['bitvavo-access-timestamp'],
+    windowMs: headers['bitvavo-access-window'],
+    method,
+    path,
+    body,
+  }
 }
 
 /** The WebSocket `authenticate` action signs `timestamp + 'GET' + '/v2/websocket'`. */
