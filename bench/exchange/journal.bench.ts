@@ -1,22 +1,21 @@
-// Durable journal throughput with group commit on the embedded database (PGlite) or on
-// PostgreSQL when DATABASE_URL is set. Prints records/s and commit latency percentiles.
+// Durable journal throughput with group commit on the embedded default (a SQLite file beside the
+// PGlite database) or on PostgreSQL when DATABASE_URL is set. Prints records/s and commit latency percentiles.
 // Run: npm exec -- node bench/exchange/journal.bench.ts [records]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Journal } from '../../apps/exchange/src/storage/journal.ts'
-import { openStorage } from '../../apps/exchange/src/storage/openStorage.ts'
+import { openJournal } from '../../apps/exchange/src/storage/journal.ts'
+import { openStorage, type StorageLocation } from '../../apps/exchange/src/storage/openStorage.ts'
 
 const records = Number(process.argv[2] ?? 100_000)
 const inFlightMax = 2_000
 const dir = mkdtempSync(join(tmpdir(), 'polder-journal-bench-'))
 const databaseUrl = process.env.DATABASE_URL
-const driver = await openStorage(
-  databaseUrl
-    ? { kind: 'postgres', url: databaseUrl, schema: `bench_${process.pid}` }
-    : { kind: 'embedded', dataDir: dir },
-)
-const journal = await Journal.open(driver)
+const location: StorageLocation = databaseUrl
+  ? { kind: 'postgres', url: databaseUrl, schema: `bench_${process.pid}` }
+  : { kind: 'embedded', dataDir: dir }
+const driver = await openStorage(location)
+const journal = await openJournal(location, driver)
 const payload = {
   market: 'BTC-EUR',
   side: 'buy',
@@ -45,7 +44,9 @@ const seconds = Number(process.hrtime.bigint() - startedNs) / 1e9
 const sorted = Array.from(latencyUs).sort((a, b) => a - b)
 const at = (q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(0)
-console.log(`journal (${driver.kind}): ${records} records in ${seconds.toFixed(2)} s`)
+console.log(
+  `journal (${journal.backend.kind === 'sqlite' ? 'SQLite file beside the embedded database' : driver.kind}): ${records} records in ${seconds.toFixed(2)} s`,
+)
 console.log(
   `  ${(records / seconds).toFixed(0)} durable records/s, ${journal.batchesWritten} transactions`,
 )

@@ -20,6 +20,8 @@ export type ExchangeConfig = {
   simulator: boolean
   /** Seed of the simulator's price walks. */
   seed: number
+  /** How long a withdrawal takes to complete (the simulated confirmation), in ms. */
+  withdrawalDelayMs: number
 }
 
 export const defaultConfig: ExchangeConfig = {
@@ -33,6 +35,7 @@ export const defaultConfig: ExchangeConfig = {
   rateLimitWeightPerMinute: 1000,
   simulator: false,
   seed: 1,
+  withdrawalDelayMs: 6_000,
 }
 
 export class ConfigError extends Error {
@@ -40,6 +43,13 @@ export class ConfigError extends Error {
 }
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+function nonNegativeInteger(name: string, text: string): number {
+  const value = Number(text)
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new ConfigError(`${name} must be a whole number from 0, got "${text}"`)
+  return value
+}
 
 function positiveInteger(name: string, text: string): number {
   const value = Number(text)
@@ -61,6 +71,7 @@ export function parseConfig(
       data: { type: 'string' },
       'no-simulator': { type: 'boolean' },
       seed: { type: 'string' },
+      'withdrawal-delay-ms': { type: 'string' },
     },
     strict: true,
   })
@@ -83,6 +94,12 @@ export function parseConfig(
     secretKeyHex: env.POLDER_SECRET_KEY || undefined,
     simulator: !values['no-simulator'],
     seed: positiveInteger('--seed', values.seed ?? String(defaultConfig.seed)),
+    withdrawalDelayMs: nonNegativeInteger(
+      '--withdrawal-delay-ms',
+      values['withdrawal-delay-ms'] ??
+        env.POLDER_WITHDRAWAL_DELAY_MS ??
+        String(defaultConfig.withdrawalDelayMs),
+    ),
     rateLimitWeightPerMinute: positiveInteger(
       'POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE',
       env.POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE ?? String(defaultConfig.rateLimitWeightPerMinute),

@@ -13,6 +13,7 @@ import { ActionRegistry, success } from './api/actions.ts'
 import { loadAdminToken, registerAdminRoutes } from './api/adminRoutes.ts'
 import { type Listing, registerExchangeActions } from './api/exchangeActions.ts'
 import { MarketDataHub } from './api/marketDataHub.ts'
+import { registerPaymentRoutes } from './api/paymentRoutes.ts'
 import { registerRestRoutes } from './api/restRoutes.ts'
 import { registerSavingsRoutes } from './api/savingsRoutes.ts'
 import { registerSessionRoutes } from './api/sessionRoutes.ts'
@@ -23,12 +24,16 @@ import type { ExchangeConfig } from './config.ts'
 import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
 import { defaultRateLimitConfig, RateLimiter, rateLimitHeaders } from './limits/rateLimiter.ts'
 import { createMetrics } from './metrics.ts'
+import { type PaymentProvider, SandboxPaymentProvider } from './payments/paymentProvider.ts'
+import { PaymentService } from './payments/paymentService.ts'
 import { SavingsScheduler } from './savings/scheduler.ts'
+import { type HistoryStartup, openCandleHistory } from './simulator/historyStartup.ts'
 import { defaultSimulatorOptions, MarketSimulator } from './simulator/marketSimulator.ts'
 import { StakingAccrual } from './staking/stakingAccrual.ts'
-import { Journal } from './storage/journal.ts'
-import { openStorage, storageLocation } from './storage/openStorage.ts'
+import { type Journal, openJournal } from './storage/journal.ts'
+import { openStorage, type StorageLocation, storageLocation } from './storage/openStorage.ts'
 import type { SqlDriver } from './storage/sqlDriver.ts'
+import { WithdrawalProcessor } from './transfers/withdrawalProcessor.ts'
 
 export type Clock = { nowMs(): number }
 export const systemClock: Clock = { nowMs: () => Date.now() }
@@ -37,6 +42,8 @@ export type ExchangeServer = {
   app: FastifyInstance
   accounts: AccountStore
   storage: SqlDriver
+  /** The command journal (in its own SQLite file on the embedded default). */
+  journal: Journal
   service: ExchangeService
   /** The market simulator, when the config turns it on (started by `listen`). */
   simulator: MarketSimulator | undefined
@@ -44,6 +51,10 @@ export type ExchangeServer = {
   savingsScheduler: SavingsScheduler
   /** Pays staking rewards once a day (started by `listen`). */
   stakingAccrual: StakingAccrual
+  /** Moves withdrawals through their statuses (started by `listen`; tests may call `tick`). */
+  withdrawalProcessor: WithdrawalProcessor
+  /** Euro deposits by payment method. */
+  payments: PaymentService
   /** Bearer token of the /admin endpoints (kept in the data directory when there is one). */
   adminToken: string
   /** Starts listening; resolves with the base URL (http://host:port). */
@@ -62,6 +73,8 @@ const wsHeartbeatIntervalMs = 30_000
 export type ServerOptions = {
   /** Called when the core or the journal fails; default: log and exit the process. */
   onFatal?: FatalHandler
+  /** Where euro deposits are paid; default: the sandbox, which confirms at once. */
+  paymentProvider?: PaymentProvider
 }
 
 export async function createExchangeServer(
@@ -71,11 +84,11 @@ export async function createExchangeServer(
   options: ServerOptions = {},
 ): Promise<ExchangeServer> {
   const startedMs = clock.nowMs()
-  const storage = await openStorage(
+  const location: StorageLocation =
     config.dataDir === undefined && config.databaseUrl === undefined
       ? { kind: 'embedded', dataDir: undefined }
-      : storageLocation(config.dataDir ?? '.', config.databaseUrl),
-  )
+      : storageLocation(config.dataDir ?? '.', config.databaseUrl)
+  const storage = await openStorage(location)
   const secretKey =
     config.dataDir === undefined && config.secretKeyHex === undefined
       ? randomBytes(32) // in-memory server: nothing outlives the process
@@ -85,7 +98,7 @@ export async function createExchangeServer(
     ...defaultRateLimitConfig,
     weightPerMinuteMax: config.rateLimitWeightPerMinute,
   })
-  const journal = await Journal.open(storage, { nowMs: () => clock.nowMs() })
+  const journal = await openJournal(location, storage, { nowMs: () => clock.nowMs() })
   const service = await ExchangeService.open(
     storage,
     journal,
@@ -106,10 +119,16 @@ export async function createExchangeServer(
     accounts,
     listing,
     nowMs: () => clock.nowMs(),
+    withdrawalDelayMs: config.withdrawalDelayMs,
   })
   const decimalsBySymbol = new Map(listing.assets.map((asset) => [asset.symbol, asset.decimals]))
   const simulator = config.simulator
     ? await createSimulator(accounts, service, listing, () => clock.nowMs(), config.seed)
+    : undefined
+  // Before listening, so charts have their 60 days from the first request on.
+  const candleHistory: HistoryStartup | undefined = simulator
+    ? (await openCandleHistory(storage, service, simulator, config.seed, () => clock.nowMs()))
+        .startup
     : undefined
   const adminToken =
     config.dataDir === undefined ? randomBytes(32).toString('hex') : loadAdminToken(config.dataDir)
@@ -134,6 +153,8 @@ export async function createExchangeServer(
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
   })
+  if (candleHistory !== undefined && candleHistory.backfilled > 0)
+    app.log.info(candleHistory, 'backfilled simulated candle history')
 
   // The roots answer with a short index so that every URL `npm start` prints opens something.
   const index = {
@@ -149,6 +170,7 @@ export async function createExchangeServer(
     status: 'ok',
     uptimeMs: clock.nowMs() - startedMs,
     startup: service.startup,
+    candleHistory: candleHistory ?? null,
   }))
   app.get('/metrics', async (_request, reply) => {
     reply.header('content-type', metrics.registry.contentType)
@@ -175,6 +197,13 @@ export async function createExchangeServer(
   registerSessionRoutes(app, { accounts, rateLimiter, nowMs: () => clock.nowMs() })
   registerSavingsRoutes(app, { service, accounts, nowMs: () => clock.nowMs() })
   registerStakingRoutes(app, { service, accounts, nowMs: () => clock.nowMs() })
+  const payments = new PaymentService(
+    service,
+    options.paymentProvider ?? new SandboxPaymentProvider(),
+    () => clock.nowMs(),
+  )
+  registerPaymentRoutes(app, { service, payments, accounts, nowMs: () => clock.nowMs() })
+  const withdrawalProcessor = new WithdrawalProcessor(service, { nowMs: () => clock.nowMs() })
   const stakingAccrual = new StakingAccrual(service, () => clock.nowMs())
   const savingsScheduler = new SavingsScheduler(service, {
     nowMs: () => clock.nowMs(),
@@ -292,10 +321,13 @@ export async function createExchangeServer(
     app,
     accounts,
     storage,
+    journal,
     service,
     simulator,
     savingsScheduler,
     stakingAccrual,
+    withdrawalProcessor,
+    payments,
     adminToken,
     async listen() {
       await app.listen({ host: config.host, port: config.port })
@@ -303,6 +335,8 @@ export async function createExchangeServer(
       simulator?.start()
       savingsScheduler.start()
       stakingAccrual.start()
+      withdrawalProcessor.start()
+      payments.start() // asks again about the payments a stop left pending
       const address = app.server.address()
       if (address === null || typeof address === 'string')
         throw new Error('server has no TCP address')
@@ -311,15 +345,36 @@ export async function createExchangeServer(
     },
     async close() {
       app.server.off('upgrade', onUpgrade)
-      for (const ws of wss.clients) ws.close(wsCloseGoingAway, 'server shutting down')
+      // Each client gets the going-away close frame and a second to answer it; closing the HTTP
+      // server below destroys what is left, and a socket destroyed before its close frame went
+      // out would look like a dropped connection (1006) to the client.
+      const closed = [...wss.clients].map(
+        (ws) =>
+          new Promise<void>((resolve) => {
+            ws.once('close', () => resolve())
+            ws.close(wsCloseGoingAway, 'server shutting down')
+          }),
+      )
+      let graceTimer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        Promise.all(closed),
+        new Promise<void>((resolve) => {
+          graceTimer = setTimeout(resolve, 1_000)
+        }),
+      ])
+      clearTimeout(graceTimer)
+      for (const ws of wss.clients) ws.terminate()
       await new Promise<void>((resolve) => wss.close(() => resolve()))
-      simulator?.stop()
+      await simulator?.stop()
       savingsScheduler.stop()
       stakingAccrual.stop()
+      withdrawalProcessor.stop()
+      payments.stop()
       hub.stop()
       await app.close()
       await service.drain()
       await service.snapshot() // a clean stop restarts without replaying
+      await journal.backend.close()
       await storage.close()
     },
   }

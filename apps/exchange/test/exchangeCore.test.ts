@@ -499,3 +499,93 @@ describe('exchange core: snapshots', () => {
     )
   })
 })
+
+describe('exchange core: payments and withdrawals in progress', () => {
+  const commands: CoreCommand[] = [
+    {
+      type: 'startPayment',
+      timestamp: 10,
+      paymentId: 'p1',
+      accountId: 1,
+      method: 'card',
+      amount: eur(100).toString(),
+      fee: eur(1.75).toString(),
+    },
+    {
+      type: 'updatePayment',
+      timestamp: 11,
+      paymentId: 'p1',
+      status: 'confirmed',
+      providerReference: 'r1',
+    },
+    {
+      type: 'startPayment',
+      timestamp: 12,
+      paymentId: 'p2',
+      accountId: 1,
+      method: 'paypal',
+      amount: eur(50).toString(),
+      fee: eur(0.95).toString(),
+    },
+    {
+      type: 'withdraw',
+      timestamp: 13,
+      accountId: 1,
+      asset: 'EUR',
+      amount: eur(20).toString(),
+      reference: 'w1',
+      schedule: { sendingAtMs: 100, completedAtMs: 200 },
+      valueEurCents: 2_000,
+    },
+    { type: 'advanceWithdrawal', timestamp: 100, reference: 'w1', status: 'sending' },
+  ]
+
+  it('a confirmed payment credits the amount and charges the fee as its own movement; the ledger balances', () => {
+    const core = new ExchangeCore()
+    for (const command of commands) expect(core.apply(command).ok, command.type).toBe(true)
+    expect(core.ledger.balance(1, 'EUR').available).toBe(eur(100 - 1.75 - 20))
+    expect(core.ledger.balance('fees', 'EUR').available).toBe(eur(1.75))
+    expect(core.ledger.checkInvariant().get('EUR')).toEqual({
+      customers: eur(78.25),
+      fees: eur(1.75),
+      netDeposits: eur(80),
+    })
+    expect(core.payments.get('p2')?.status).toBe('pending') // nothing credited yet
+    // Final states are final.
+    expect(
+      core.apply({ type: 'updatePayment', timestamp: 20, paymentId: 'p1', status: 'failed' }).ok,
+    ).toBe(false)
+    expect(
+      core.apply({ type: 'updatePayment', timestamp: 20, paymentId: 'p2', status: 'failed' }).ok,
+    ).toBe(true)
+    expect(core.ledger.balance(1, 'EUR').available).toBe(eur(78.25))
+  })
+
+  it('come back the same from a replay of the journal and from a snapshot', () => {
+    const whole = new ExchangeCore()
+    for (const command of commands) whole.apply(command)
+    const replayed = new ExchangeCore()
+    for (const command of commands) replayed.apply(command)
+    const restored = new ExchangeCore(JSON.parse(JSON.stringify(whole.snapshot())))
+    for (const core of [replayed, restored]) {
+      expect(core.snapshot()).toEqual(whole.snapshot())
+      expect(core.pendingWithdrawals.get('w1')?.status).toBe('sending')
+      expect(core.payments.get('p2')?.status).toBe('pending')
+      // And they carry on alike: the withdrawal completes once, the pending payment confirms.
+      expect(
+        core.apply({
+          type: 'advanceWithdrawal',
+          timestamp: 200,
+          reference: 'w1',
+          status: 'completed',
+        }).ok,
+      ).toBe(true)
+      expect(core.history.transfersOf(1, 'withdraw')[0]?.status).toBe('completed')
+      expect(
+        core.apply({ type: 'updatePayment', timestamp: 201, paymentId: 'p2', status: 'confirmed' })
+          .ok,
+      ).toBe(true)
+      expect(core.ledger.balance(1, 'EUR').available).toBe(eur(78.25 + 49.05))
+    }
+  })
+})

@@ -1,5 +1,9 @@
 // Deposits and withdrawals over the v2 API (sandbox): deposit data, withdrawal checks and
-// fees, the withdraw permission, and both histories.
+// fees, the withdraw permission, both histories, the simulated confirmation delay (on a test
+// clock) and the account level's daily withdrawal limits.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sign } from '../src/auth/signature.ts'
 import { defaultConfig } from '../src/config.ts'
@@ -15,6 +19,11 @@ let server: ExchangeServer
 let baseUrl: string
 let withdrawer: Key
 let trader: Key
+/** The server's clock runs this far ahead of the wall clock (signatures use the same). */
+let offsetMs = 0
+const nowMs = () => Date.now() + offsetMs
+const delayMs = 6_000
+const dayMs = 86_400_000
 
 async function call(
   who: Key,
@@ -22,7 +31,7 @@ async function call(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; json: Json }> {
-  const timestamp = Date.now()
+  const timestamp = nowMs()
   const text = body === undefined ? '' : JSON.stringify(body)
   const response = await fetch(`${baseUrl}${path}`, {
     method,
@@ -39,10 +48,18 @@ async function call(
 
 beforeAll(async () => {
   server = await createExchangeServer(
-    { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined },
+    {
+      ...defaultConfig,
+      port: 0,
+      logLevel: 'silent',
+      dataDir: undefined,
+      withdrawalDelayMs: delayMs,
+    },
     testListing,
+    { nowMs },
   )
   baseUrl = await server.listen()
+  server.withdrawalProcessor.stop() // the tests drive it with the clock
   const account = await server.accounts.createAccount(
     'withdrawer@example.com',
     'a long enough password',
@@ -143,8 +160,8 @@ describe('deposits and withdrawals (sandbox)', () => {
     ])
     const withdrawals = await call(trader, 'GET', '/v2/withdrawalHistory')
     expect(withdrawals.json.map((row: Json) => [row.amount, row.fee, row.status])).toEqual([
-      ['0.01000000', '0.00010000', 'completed'],
-      ['0.00990000', '0.00010000', 'completed'],
+      ['0.01000000', '0.00010000', 'awaiting_processing'],
+      ['0.00990000', '0.00010000', 'awaiting_processing'],
     ])
     expect(withdrawals.json[0].address).toBe('bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq')
   })
@@ -171,4 +188,230 @@ describe('account history', () => {
       }),
     ])
   })
+})
+
+describe('withdrawal confirmation (server clock)', () => {
+  it('goes awaiting_processing → sending → completed, each when due and once; the balance is debited at request', async () => {
+    // Earlier withdrawals complete first, so that only this one moves below.
+    offsetMs += delayMs
+    await server.withdrawalProcessor.tick()
+    const status = async () =>
+      (await call(trader, 'GET', '/v2/withdrawalHistory?symbol=BTC')).json[0].status
+    const balance = async () =>
+      (await call(trader, 'GET', '/v2/balance?symbol=BTC')).json[0].available
+    const before = await balance()
+    const requested = await call(withdrawer, 'POST', '/v2/withdrawal', {
+      symbol: 'BTC',
+      amount: '0.1',
+      address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+    })
+    expect(requested.json.success).toBe(true)
+    expect(Number(await balance())).toBeCloseTo(Number(before) - 0.1, 8)
+    expect(await status()).toBe('awaiting_processing')
+
+    offsetMs += delayMs / 2 - 1_000
+    expect(await server.withdrawalProcessor.tick()).toBe(0)
+    expect(await status()).toBe('awaiting_processing')
+    offsetMs += 1_000 // half the delay: sent
+    expect(await server.withdrawalProcessor.tick()).toBe(1)
+    expect(await status()).toBe('sending')
+    expect(await server.withdrawalProcessor.tick()).toBe(0) // a second tick: nothing twice
+    offsetMs += delayMs / 2 // the whole delay: completed, and nothing moves any more
+    expect(await server.withdrawalProcessor.tick()).toBe(1)
+    expect(await status()).toBe('completed')
+    expect(await server.withdrawalProcessor.tick()).toBe(0)
+    expect(server.service.core.pendingWithdrawals.size).toBe(0)
+    expect(Number(await balance())).toBeCloseTo(Number(before) - 0.1, 8)
+    server.service.core.ledger.checkInvariant()
+  })
+
+  it('refuses a status before it is due or out of order (the core, whatever the timer does)', async () => {
+    const requested = await call(withdrawer, 'POST', '/v2/withdrawal', {
+      symbol: 'BTC',
+      amount: '0.01',
+      address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+    })
+    expect(requested.json.success).toBe(true)
+    const [pending] = [...server.service.core.pendingWithdrawals.values()]
+    const advance = (status: 'sending' | 'completed', timestamp: number) =>
+      server.service.submit({
+        type: 'advanceWithdrawal',
+        timestamp,
+        reference: pending!.reference,
+        status,
+      })
+    expect((await advance('sending', pending!.sendingAtMs - 1)).ok).toBe(false)
+    expect((await advance('completed', pending!.completedAtMs)).ok).toBe(false) // skips sending
+    expect((await advance('sending', pending!.sendingAtMs)).ok).toBe(true)
+    expect((await advance('sending', pending!.completedAtMs)).ok).toBe(false)
+    expect((await advance('completed', pending!.completedAtMs)).ok).toBe(true)
+    expect((await advance('completed', pending!.completedAtMs)).ok).toBe(false)
+  })
+})
+
+describe('daily withdrawal limits of the account level (verified: 100,000 EUR a day each)', () => {
+  it('limits euro withdrawals over a rolling 24 hours (441), naming what is left', async () => {
+    const account = await server.accounts.createAccount(
+      'euro@example.com',
+      'a long enough password',
+    )
+    const key = await server.accounts.createApiKey(account.id, ['view', 'withdraw'])
+    await server.service.submit({
+      type: 'deposit',
+      timestamp: nowMs(),
+      accountId: account.id,
+      asset: 'EUR',
+      amount: toLedgerUnits(250_000_00, 2).toString(),
+      reference: 'euro-seed',
+    })
+    const withdraw = async (amount: string) =>
+      (
+        await call(key, 'POST', '/v2/withdrawal', {
+          symbol: 'EUR',
+          amount,
+          address: 'NL91ABNA0417164300',
+          addWithdrawalFee: true,
+        })
+      ).json
+    expect((await withdraw('60000')).success).toBe(true)
+    expect(await withdraw('40000.01')).toEqual({
+      errorCode: 441,
+      error:
+        'This withdrawal exceeds the euro daily withdrawal limit of 100000 EUR; 40000.00 EUR is left in the last 24 hours.',
+    })
+    expect((await withdraw('40000')).success).toBe(true) // exactly at the limit
+    expect((await withdraw('1')).errorCode).toBe(441)
+    offsetMs += dayMs // the first two leave the window
+    expect((await withdraw('1')).success).toBe(true)
+    server.service.core.ledger.checkInvariant()
+  })
+
+  it('values crypto at the market last price against the crypto limit', async () => {
+    const seller = await server.accounts.createAccount(
+      'coins@example.com',
+      'a long enough password',
+    )
+    const buyer = await server.accounts.createAccount('cash@example.com', 'a long enough password')
+    const key = await server.accounts.createApiKey(seller.id, ['view', 'withdraw'])
+    const fund = (accountId: number, asset: string, amount: bigint) =>
+      server.service.submit({
+        type: 'deposit',
+        timestamp: nowMs(),
+        accountId,
+        asset,
+        amount: amount.toString(),
+        reference: `${asset}-${accountId}`,
+      })
+    await fund(seller.id, 'BTC', toLedgerUnits(5, 0))
+    await fund(buyer.id, 'EUR', toLedgerUnits(1_000_000, 0))
+    // One trade at 50,000 EUR sets the last price.
+    for (const [accountId, side] of [
+      [seller.id, 'sell'],
+      [buyer.id, 'buy'],
+    ] as const) {
+      const placed = await server.service.submit({
+        type: 'placeOrder',
+        timestamp: nowMs(),
+        market: 'BTC-EUR',
+        orderId: `limit-${side}`,
+        accountId,
+        side,
+        orderType: 'limit',
+        amount: 1_000_000, // 0.01 BTC
+        price: 50_000,
+        makerFeePpm: 0,
+        takerFeePpm: 0,
+      })
+      expect(placed.ok).toBe(true)
+    }
+    expect(server.service.core.engine.ticker('BTC-EUR')!.lastPrice).toBe(50_000)
+    const withdraw = async (amount: string) =>
+      (
+        await call(key, 'POST', '/v2/withdrawal', {
+          symbol: 'BTC',
+          amount,
+          address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+          addWithdrawalFee: true,
+        })
+      ).json
+    expect((await withdraw('1.9')).success).toBe(true) // 95,000 EUR
+    expect(await withdraw('0.2')).toEqual({
+      errorCode: 441,
+      error:
+        'This withdrawal exceeds the crypto daily withdrawal limit of 100000 EUR; 5000.00 EUR is left in the last 24 hours.',
+    })
+    expect((await withdraw('0.1')).success).toBe(true) // exactly 5,000 EUR
+    // The crypto limit is its own: euros are counted apart.
+    await fund(seller.id, 'EUR', toLedgerUnits(10, 0))
+    expect(
+      (
+        await call(key, 'POST', '/v2/withdrawal', {
+          symbol: 'EUR',
+          amount: '10',
+          address: 'NL91ABNA0417164300',
+          addWithdrawalFee: true,
+        })
+      ).json.success,
+    ).toBe(true)
+  })
+})
+
+describe('withdrawals across a restart', () => {
+  it('a withdrawal left in progress by a stop carries on from the stored state and completes once', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'polder-withdrawals-'))
+    let clockMs = Date.parse('2026-11-22T09:00:00Z')
+    const open = () =>
+      createExchangeServer(
+        { ...defaultConfig, port: 0, logLevel: 'silent', dataDir, withdrawalDelayMs: 60_000 },
+        testListing,
+        { nowMs: () => clockMs },
+      )
+    try {
+      const first = await open()
+      const account = await first.accounts.createAccount('later@example.com', 'a long password!')
+      await first.service.submit({
+        type: 'deposit',
+        timestamp: clockMs,
+        accountId: account.id,
+        asset: 'EUR',
+        amount: toLedgerUnits(500_00, 2).toString(),
+        reference: 'later-seed',
+      })
+      const reference = 'restart-1'
+      expect(
+        (
+          await first.service.submit({
+            type: 'withdraw',
+            timestamp: clockMs,
+            accountId: account.id,
+            asset: 'EUR',
+            amount: toLedgerUnits(100_00, 2).toString(),
+            reference,
+            address: 'NL91ABNA0417164300',
+            schedule: { sendingAtMs: clockMs + 30_000, completedAtMs: clockMs + 60_000 },
+            valueEurCents: 100_00,
+          })
+        ).ok,
+      ).toBe(true)
+      clockMs += 30_000
+      expect(await first.withdrawalProcessor.tick()).toBe(1) // sending
+      expect(first.service.core.pendingWithdrawals.get(reference)?.status).toBe('sending')
+      await first.close()
+
+      clockMs += 3_600_000 // down for an hour: due long ago when it comes back
+      const second = await open()
+      expect(second.service.core.pendingWithdrawals.get(reference)?.status).toBe('sending')
+      expect(await second.withdrawalProcessor.tick()).toBe(1)
+      expect(await second.withdrawalProcessor.tick()).toBe(0)
+      const [row] = second.service.core.history.transfersOf(account.id, 'withdraw')
+      expect(row).toMatchObject({ reference, status: 'completed', valueEurCents: 100_00 })
+      expect(second.service.core.ledger.balance(account.id, 'EUR').available).toBe(
+        toLedgerUnits(400_00, 2),
+      )
+      second.service.core.ledger.checkInvariant()
+      await second.close()
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 60_000)
 })

@@ -7,6 +7,7 @@ import { deriveMarkets, marketOverrides } from './markets.ts'
 import { networks as networkData } from './networks.ts'
 import type { Asset, Market, Network } from './schema.ts'
 
+export { type BrandFacts, brandFacts } from './brandFacts.ts'
 export { assertValidCatalogue, type Catalogue, catalogueIssues } from './catalogue.ts'
 export {
   canonicalDecimalPattern,
@@ -36,6 +37,15 @@ export {
   quoteAsset,
   safeIntegerMax,
 } from './markets.ts'
+export {
+  type AccountLevel,
+  type AccountLimits,
+  accountLimits,
+  type PaymentMethod,
+  type PaymentMethodId,
+  paymentMethod,
+  paymentMethods,
+} from './payments.ts'
 export {
   type Asset,
   type AssetCategory,

@@ -6,6 +6,7 @@ describe('public entry', () => {
     expect(Object.keys(catalogue).sort()).toMatchInlineSnapshot(`
       [
         "CatalogueError",
+        "accountLimits",
         "assertValidCatalogue",
         "assetBySlug",
         "assetBySymbol",
@@ -16,6 +17,7 @@ describe('public entry', () => {
         "assetSlug",
         "assetSymbol",
         "assets",
+        "brandFacts",
         "canonicalDecimalPattern",
         "catalogueIssues",
         "compareDecimals",
@@ -50,6 +52,8 @@ describe('public entry', () => {
         "notionalDecimals",
         "orderType",
         "orderTypes",
+        "paymentMethod",
+        "paymentMethods",
         "positiveDecimalString",
         "ppmToFraction",
         "pricePrecision",

@@ -56,6 +56,24 @@ describe('error catalogue texts clients depend on', () => {
     expect(protocolError(code)).toEqual({ status, body: { errorCode: code, error: text } })
   })
 
+  it('440 and 441 (Polder) name the limit, its amount and what is left', () => {
+    expect(
+      protocolError(440, { scope: 'PayPal', limitEur: '5000', remainingEur: '1200.50' }),
+    ).toEqual({
+      status: 400,
+      body: {
+        errorCode: 440,
+        error:
+          'This deposit exceeds the PayPal daily deposit limit of 5000 EUR; 1200.50 EUR is left in the last 24 hours.',
+      },
+    })
+    expect(
+      protocolError(441, { scope: 'crypto', limitEur: '100000', remainingEur: '0.00' }).body.error,
+    ).toBe(
+      'This withdrawal exceeds the crypto daily withdrawal limit of 100000 EUR; 0.00 EUR is left in the last 24 hours.',
+    )
+  })
+
   it('206 names both parameters', () => {
     expect(protocolError(206, { a: 'amount', b: 'amountQuote' }).body.error).toBe(
       'Use either amount or amountQuote parameter, not both.',

@@ -23,6 +23,15 @@ import type { CandleInterval } from '../core/marketStats.ts'
 import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
 import type { SimulatedMarket } from '../simulator/marketSimulator.ts'
 import { isValidAddress, sandboxDepositAddress, sandboxIban } from '../transfers/addresses.ts'
+import {
+  dailyLimitRefusal,
+  eurToCents,
+  eurValueCents,
+  limitsOfAccount,
+  limitWindowMs,
+  withdrawalKind,
+  withdrawnCentsSince,
+} from '../transfers/transferLimits.ts'
 import { type ActionRegistry, type ActionResult, type Caller, failure, success } from './actions.ts'
 import {
   bookToWire,
@@ -60,6 +69,8 @@ export type ExchangeActionDeps = {
   accounts: AccountStore
   listing: Listing
   nowMs: () => number
+  /** The simulated confirmation of a withdrawal: sent after half of it, completed after all. */
+  withdrawalDelayMs: number
 }
 
 /** A refusal with its own message (from the engine or core), with the catalogue's HTTP status. */
@@ -485,16 +496,39 @@ export function registerExchangeActions(
       // addWithdrawalFee: the fee comes on top of the amount; otherwise out of it.
       const sent = params.addWithdrawalFee === true ? amount.units : amount.units - fee.units
       if (sent <= 0) return failure(protocolError(406))
+      const sentLedger = toLedgerUnits(sent, asset.decimals)
+      const feeLedger = toLedgerUnits(fee.units, asset.decimals)
+      // The balance first (the core checks it again): who cannot pay hears that, not a limit.
+      if (service.core.ledger.balance(accountId, asset.symbol).available < sentLedger + feeLedger)
+        return failure(protocolError(408))
+      const nowMs = deps.nowMs()
+      // The account level's daily limit, for euros and (valued now) for crypto.
+      const kind = withdrawalKind(asset.symbol)
+      const limits = limitsOfAccount(accountId)
+      const valueCents = eurValueCents(engine, asset.symbol, sentLedger)
+      const overLimit = dailyLimitRefusal(
+        441,
+        kind,
+        eurToCents(kind === 'euro' ? limits.withdrawalDailyEur : limits.cryptoWithdrawalDailyEur),
+        withdrawnCentsSince(history, accountId, nowMs - limitWindowMs, kind),
+        valueCents,
+      )
+      if (overLimit !== undefined) return refused(overLimit)
       const outcome = await service.submit({
         type: 'withdraw',
-        timestamp: deps.nowMs(),
+        timestamp: nowMs,
         accountId,
         asset: asset.symbol,
-        amount: toLedgerUnits(sent, asset.decimals).toString(),
-        fee: toLedgerUnits(fee.units, asset.decimals).toString(),
+        amount: sentLedger.toString(),
+        fee: feeLedger.toString(),
         reference: randomUUID(),
         address,
         ...(params.paymentId === undefined ? {} : { paymentId: String(params.paymentId) }),
+        schedule: {
+          sendingAtMs: nowMs + Math.floor(deps.withdrawalDelayMs / 2),
+          completedAtMs: nowMs + deps.withdrawalDelayMs,
+        },
+        valueEurCents: Number(valueCents),
       })
       if (!outcome.ok) return refused(outcome)
       return success({ success: true, symbol: asset.symbol, amount: String(params.amount) })
@@ -506,6 +540,7 @@ export function registerExchangeActions(
           symbol: t.asset,
           amount: formatLedgerUnits(BigInt(t.amount), decimalsOf(t.asset)),
           ...(t.address === undefined ? {} : { address: t.address }),
+          ...(t.paymentId === undefined ? {} : { paymentId: t.paymentId }),
           ...(t.txId === undefined ? {} : { txId: t.txId }),
           fee: formatLedgerUnits(BigInt(t.fee), decimalsOf(t.asset)),
           status: 'completed',
@@ -520,10 +555,10 @@ export function registerExchangeActions(
           amount: formatLedgerUnits(BigInt(t.amount), decimalsOf(t.asset)),
           address: t.address ?? '',
           ...(t.paymentId === undefined ? {} : { paymentId: t.paymentId }),
-          // The sandbox settles at once; its transaction id is derived from the reference.
+          // The sandbox's transaction id is derived from the reference.
           txId: t.reference,
           fee: formatLedgerUnits(BigInt(t.fee), decimalsOf(t.asset)),
-          status: 'completed',
+          status: t.status ?? 'completed',
         })),
       )
     })

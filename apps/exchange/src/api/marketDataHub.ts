@@ -194,7 +194,8 @@ export class MarketDataHub {
               interval,
               candle: [candleToWire(spec, candle)],
             })
-            for (const connection of subscribers) connection.send(text)
+            const data = Buffer.from(text)
+            for (const connection of subscribers) connection.send(data)
           }
           break
         }
@@ -225,7 +226,11 @@ export class MarketDataHub {
     market: string,
     text: string,
   ): void {
-    for (const connection of this.#byTopic.get(`${channel} ${market}`) ?? []) connection.send(text)
+    const subscribers = this.#byTopic.get(`${channel} ${market}`)
+    if (subscribers === undefined) return
+    // Encoded once: every subscriber's frame carries the same bytes.
+    const data = Buffer.from(text)
+    for (const connection of subscribers) connection.send(data)
   }
 
   #toAccount(accountId: number, market: string, text: string): void {

@@ -66,12 +66,13 @@ export class WsConnection {
    * connection is closed (1008) instead of delaying everyone else or growing without bound.
    */
   send(text: string | Buffer): void {
+    // Every message is JSON text; a Buffer is text encoded once for many subscribers.
     if (this.#socket.readyState !== this.#socket.OPEN) return
     if (this.#socket.bufferedAmount > sendBufferBytesMax) {
       this.#socket.close(1008, 'slow consumer: send buffer full')
       return
     }
-    this.#socket.send(text)
+    this.#socket.send(text, { binary: false })
   }
 
   async onMessage(text: string): Promise<void> {

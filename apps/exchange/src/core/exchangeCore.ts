@@ -33,6 +33,7 @@ import {
   type LedgerSnapshot,
   toLedgerUnits,
 } from '../ledger/ledger.ts'
+import { type Payment, PaymentBook, type PaymentStatus } from '../payments/paymentBook.ts'
 import {
   type Execution,
   executionsPerPlanMax,
@@ -61,6 +62,59 @@ export type Withdraw = Omit<Deposit, 'type'> & {
   /** The withdrawal fee the account pays on top of `amount`, in ledger units. */
   fee?: string
   paymentId?: string
+  /**
+   * The simulated confirmation: when the withdrawal is sent, and when it completes. Without
+   * it (journals from before confirmation delays) it completes at once.
+   */
+  schedule?: { sendingAtMs: number; completedAtMs: number }
+  /** Its value in EUR cents when requested, for the account level's daily withdrawal limits. */
+  valueEurCents?: number
+}
+
+/** Withdrawal statuses the exchange goes through (protocol §4.6 names), in order. */
+export const withdrawalStatuses = ['awaiting_processing', 'sending', 'completed'] as const
+export type WithdrawalStatus = (typeof withdrawalStatuses)[number]
+
+/** A withdrawal not completed yet. Balances were debited when it was requested. */
+export type PendingWithdrawal = {
+  reference: string
+  accountId: number
+  status: Exclude<WithdrawalStatus, 'completed'>
+  sendingAtMs: number
+  completedAtMs: number
+}
+
+/** Moves a withdrawal to its next status once that status is due (the simulated confirmation). */
+export type AdvanceWithdrawal = {
+  type: 'advanceWithdrawal'
+  timestamp: number
+  reference: string
+  status: Exclude<WithdrawalStatus, 'awaiting_processing'>
+}
+
+/** What payment-method deposits credit: euros. */
+export const paymentAsset = 'EUR'
+
+/** A euro deposit by a payment method, started with the provider: pending until it answers. */
+export type StartPayment = {
+  type: 'startPayment'
+  timestamp: number
+  paymentId: string
+  accountId: number
+  method: string
+  /** Ledger units: what the customer pays, and the method's fee, which comes out of it. */
+  amount: string
+  fee: string
+}
+
+/** What the provider said about a payment: its reference, and its outcome once known. */
+export type UpdatePayment = {
+  type: 'updatePayment'
+  timestamp: number
+  paymentId: string
+  status: PaymentStatus
+  providerReference?: string
+  failureReason?: string
 }
 
 export type CreateSavingsPlan = {
@@ -146,6 +200,9 @@ export type CoreCommand =
   | RunSavingsPlan
   | Stake
   | AccrueStakingRewards
+  | AdvanceWithdrawal
+  | StartPayment
+  | UpdatePayment
 
 export type CoreOutcome =
   | { ok: true; events: EngineEvent[]; orderIds?: readonly string[] }
@@ -234,6 +291,8 @@ export type CoreSnapshot = {
     lastAccruedDayMs: number
     rewards: [accountId: number, rewards: StakingReward[]][]
   }
+  payments?: Payment[]
+  pendingWithdrawals?: PendingWithdrawal[]
 }
 
 export class ExchangeCore {
@@ -250,6 +309,9 @@ export class ExchangeCore {
   readonly #riskAcknowledged = new Set<number>()
   #lastAccruedDayMs = 0
   readonly #rewards = new Map<number, StakingReward[]>()
+  readonly payments: PaymentBook
+  /** Withdrawals not completed yet, by reference. */
+  readonly pendingWithdrawals = new Map<string, PendingWithdrawal>()
 
   constructor(snapshot?: CoreSnapshot) {
     if (snapshot !== undefined && snapshot.version !== 1)
@@ -268,6 +330,9 @@ export class ExchangeCore {
     this.#lastAccruedDayMs = snapshot?.staking?.lastAccruedDayMs ?? 0
     for (const [accountId, rewards] of snapshot?.staking?.rewards ?? [])
       this.#rewards.set(accountId, rewards)
+    this.payments = new PaymentBook(snapshot?.payments)
+    for (const withdrawal of snapshot?.pendingWithdrawals ?? [])
+      this.pendingWithdrawals.set(withdrawal.reference, withdrawal)
     for (const [key, accountId, asset, remaining, takerFeePpm] of snapshot?.holds ?? []) {
       this.#holds.set(key, { accountId, asset, remaining: BigInt(remaining), takerFeePpm })
     }
@@ -294,6 +359,8 @@ export class ExchangeCore {
         lastAccruedDayMs: this.#lastAccruedDayMs,
         rewards: [...this.#rewards],
       },
+      payments: this.payments.snapshot(),
+      pendingWithdrawals: [...this.pendingWithdrawals.values()],
     }
   }
 
@@ -320,6 +387,12 @@ export class ExchangeCore {
         return this.#stake(command)
       case 'accrueStakingRewards':
         return this.#accrue(command)
+      case 'advanceWithdrawal':
+        return this.#advanceWithdrawal(command)
+      case 'startPayment':
+        return this.#startPayment(command)
+      case 'updatePayment':
+        return this.#updatePayment(command)
       case 'updateOrder':
         return this.#update(command)
       default: {
@@ -587,7 +660,94 @@ export class ExchangeCore {
       ...(command.type === 'withdraw' && command.paymentId !== undefined
         ? { paymentId: command.paymentId }
         : {}),
+      ...(command.type === 'withdraw' && command.valueEurCents !== undefined
+        ? { valueEurCents: command.valueEurCents }
+        : {}),
+      ...(command.type === 'withdraw' && command.schedule !== undefined
+        ? { status: 'awaiting_processing' }
+        : {}),
     })
+    if (command.type === 'withdraw' && command.schedule !== undefined) {
+      this.pendingWithdrawals.set(command.reference, {
+        reference: command.reference,
+        accountId: command.accountId,
+        status: 'awaiting_processing',
+        ...command.schedule,
+      })
+    }
+    return { ok: true, events: [] }
+  }
+
+  #advanceWithdrawal(command: AdvanceWithdrawal): CoreOutcome {
+    const withdrawal = this.pendingWithdrawals.get(command.reference)
+    if (withdrawal === undefined)
+      return { ok: false, ...protocolError(205, { param: 'reference' }).body }
+    // One status at a time, each once, and never before it is due: a second timer or a replay
+    // cannot skip or repeat a step.
+    const next = withdrawalStatuses[withdrawalStatuses.indexOf(withdrawal.status) + 1]
+    const dueMs = command.status === 'sending' ? withdrawal.sendingAtMs : withdrawal.completedAtMs
+    if (command.status !== next || command.timestamp < dueMs)
+      return { ok: false, ...protocolError(232).body }
+    this.history.setTransferStatus(withdrawal.accountId, withdrawal.reference, command.status)
+    if (command.status === 'completed') this.pendingWithdrawals.delete(withdrawal.reference)
+    else withdrawal.status = command.status
+    return { ok: true, events: [] }
+  }
+
+  #startPayment(command: StartPayment): CoreOutcome {
+    const amount = BigInt(command.amount)
+    const fee = BigInt(command.fee)
+    if (this.payments.get(command.paymentId) !== undefined)
+      return { ok: false, ...protocolError(205, { param: 'paymentId' }).body }
+    if (amount <= 0n || fee < 0n || fee >= amount)
+      return { ok: false, ...protocolError(205, { param: 'amount' }).body }
+    this.payments.add({
+      id: command.paymentId,
+      accountId: command.accountId,
+      method: command.method,
+      amount: command.amount,
+      fee: command.fee,
+      status: 'pending',
+      providerReference: null,
+      failureReason: null,
+      created: command.timestamp,
+      updated: command.timestamp,
+    })
+    return { ok: true, events: [] }
+  }
+
+  #updatePayment(command: UpdatePayment): CoreOutcome {
+    const payment = this.payments.get(command.paymentId)
+    if (payment === undefined)
+      return { ok: false, ...protocolError(205, { param: 'paymentId' }).body }
+    // Confirmed and failed are final: a late or repeated answer of the provider changes nothing.
+    if (payment.status !== 'pending') return { ok: false, ...protocolError(232).body }
+    payment.providerReference = command.providerReference ?? payment.providerReference
+    payment.updated = command.timestamp
+    if (command.status === 'failed') {
+      payment.status = 'failed'
+      payment.failureReason = command.failureReason ?? 'declined by the payment provider'
+    } else if (command.status === 'confirmed') {
+      payment.status = 'confirmed'
+      const { accountId, id } = payment
+      const amount = BigInt(payment.amount)
+      const fee = BigInt(payment.fee)
+      // The whole payment arrives, then the method's fee is its own movement to the fees account.
+      this.ledger.deposit(accountId, paymentAsset, amount, `payment ${id}`, command.timestamp)
+      if (fee > 0n)
+        this.ledger.chargeFee(accountId, paymentAsset, fee, `payment fee ${id}`, command.timestamp)
+      this.history.recordTransfer(accountId, {
+        kind: 'deposit',
+        timestamp: command.timestamp,
+        asset: paymentAsset,
+        amount: payment.amount,
+        fee: payment.fee,
+        reference: id,
+        paymentId: id,
+        method: payment.method,
+        ...(payment.providerReference === null ? {} : { txId: payment.providerReference }),
+      })
+    }
     return { ok: true, events: [] }
   }
 

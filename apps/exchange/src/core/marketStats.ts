@@ -2,8 +2,11 @@
 // inside the core, so a journal replay rebuilds them. Each interval keeps its most recent
 // `candlesPerIntervalMax` candles: as many as one candles request may return, and enough for
 // every chart range of the spec (1h of 1m candles up to 2 months of 1d candles).
+// Before the first live candle of a market, the simulator's backfilled history (when attached)
+// continues each series into the past; it is not part of the snapshot (see candleHistory.ts).
 import type { TradeEvent } from '@polder/engine'
 import { candleInterval, type CandleInterval as ProtocolCandleInterval } from '@polder/protocol'
+import type { CandleHistory } from './candleHistory.ts'
 
 /** Every interval of the protocol (§3.1), the candles channel and `/{market}/candles`. */
 export const candleIntervals = candleInterval.options
@@ -63,6 +66,19 @@ export type Stats24h = {
   volumeQuote: bigint
 }
 
+/** `older` followed by `newer` in the same interval: one candle spanning both. */
+export function joinCandles(older: Candle, newer: Candle): Candle {
+  return {
+    timestamp: older.timestamp,
+    open: older.open,
+    high: Math.max(older.high, newer.high),
+    low: Math.min(older.low, newer.low),
+    close: newer.close,
+    volume: older.volume + newer.volume,
+    volumeQuote: older.volumeQuote + newer.volumeQuote,
+  }
+}
+
 type CandleJson = Omit<Candle, 'volumeQuote'> & { volumeQuote: string }
 export type MarketStatsSnapshot = {
   candles: [market: string, intervals: [interval: CandleInterval, candles: CandleJson[]][]][]
@@ -72,6 +88,12 @@ export type MarketStatsSnapshot = {
 export class MarketStats {
   readonly #candles = new Map<string, Map<CandleInterval, Candle[]>>()
   readonly #lastTrade = new Map<string, TradeEvent>()
+  #history: CandleHistory | undefined
+
+  /** Shows `history` before the live candles. It is read only, and not part of `snapshot()`. */
+  attachHistory(history: CandleHistory): void {
+    this.#history = history
+  }
 
   snapshot(): MarketStatsSnapshot {
     return {
@@ -152,28 +174,55 @@ export class MarketStats {
       if (candle.timestamp < startMs) break
       result.push(candle)
     }
+    if (this.#history?.has(market) !== true) return result
+    // The history is older than every live candle, except that the live series may continue
+    // the history's last candle (same start): that one is shown joined.
+    for (const older of this.#history.candles(market, interval, startMs, endMs, limit)) {
+      const oldest = result.at(-1)
+      if (oldest !== undefined && oldest.timestamp === older.timestamp)
+        result[result.length - 1] = joinCandles(older, oldest)
+      else if (result.length >= limit) break
+      else if (oldest === undefined || older.timestamp < oldest.timestamp) result.push(older)
+    }
     return result
   }
 
   /** The candle of `interval` that the market's latest trade went into. */
   currentCandle(market: string, interval: CandleInterval): Candle | undefined {
-    return this.#candles.get(market)?.get(interval)?.at(-1)
+    const live = this.#candles.get(market)?.get(interval)?.at(-1)
+    const older = this.#history?.lastCandle(market, interval)
+    return live !== undefined && older !== undefined && older.timestamp === live.timestamp
+      ? joinCandles(older, live)
+      : live
   }
 
-  /** Rolling 24 hours to `nowMs`, from the 1m candles. */
+  /** Rolling 24 hours to `nowMs`, from the 1m candles (the history's, then the live ones). */
   stats24h(market: string, nowMs: number): Stats24h {
     const candles = this.#candles.get(market)?.get('1m') ?? []
     const fromMs = nowMs - dayMs
-    const stats: Stats24h = {
-      open: null,
-      openTimestamp: null,
-      high: null,
-      low: null,
-      last: null,
-      closeTimestamp: null,
-      volume: 0,
-      volumeQuote: 0n,
-    }
+    const older = this.#history?.summarySince(market, fromMs)
+    const stats: Stats24h =
+      older === undefined || older.openTimestamp > nowMs
+        ? {
+            open: null,
+            openTimestamp: null,
+            high: null,
+            low: null,
+            last: null,
+            closeTimestamp: null,
+            volume: 0,
+            volumeQuote: 0n,
+          }
+        : {
+            open: older.open,
+            openTimestamp: older.openTimestamp,
+            high: older.high,
+            low: older.low,
+            last: older.close,
+            closeTimestamp: older.closeTimestamp,
+            volume: older.volume,
+            volumeQuote: older.volumeQuote,
+          }
     for (const candle of candles) {
       if (candle.timestamp < candleStartMs('1m', fromMs) || candle.timestamp > nowMs) continue
       if (stats.open === null) {

@@ -27,6 +27,12 @@ export type Transfer = {
   address?: string
   paymentId?: string
   txId?: string
+  /** A withdrawal's status (protocol §4.6); absent: completed. */
+  status?: string
+  /** A withdrawal's value in EUR cents when requested (for the daily withdrawal limits). */
+  valueEurCents?: number
+  /** The payment method of a euro deposit. */
+  method?: string
 }
 
 export const transfersPerAccountMax = 5_000
@@ -106,6 +112,17 @@ export class OrderHistory {
     if (transfers.length > transfersPerAccountMax * 2)
       transfers.splice(0, transfers.length - transfersPerAccountMax)
     this.#transfers.set(accountId, transfers)
+  }
+
+  /** Sets the status of the account's transfer with `reference` (false when it is not kept). */
+  setTransferStatus(accountId: number, reference: string, status: string): boolean {
+    const transfers = this.#transfers.get(accountId) ?? []
+    for (let index = transfers.length - 1; index >= 0; index -= 1) {
+      if (transfers[index]!.reference !== reference) continue
+      transfers[index]!.status = status
+      return true
+    }
+    return false
   }
 
   /** The account's deposits or withdrawals, newest first. */

@@ -127,6 +127,21 @@ export class Ledger {
     ])
   }
 
+  /** A fee the account pays the exchange (a payment method's deposit fee): its own movement. */
+  chargeFee(
+    account: number,
+    asset: string,
+    amount: bigint,
+    reference: string,
+    timestampMs: number,
+  ): LedgerEntry {
+    assertPositive(amount)
+    return this.#post('fee', reference, timestampMs, [
+      { holder: account, asset, bucket: 'available', delta: -amount },
+      { holder: 'fees', asset, bucket: 'available', delta: amount },
+    ])
+  }
+
   /** Moves `amount` between an account's available balance and the staking account. */
   stake(
     account: number,

@@ -8,6 +8,9 @@ import { feeTier } from '@polder/catalogue'
 import type { MarketSpec, PlaceOrder } from '@polder/engine'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import { toLedgerUnits } from '../ledger/ledger.ts'
+import { seededRandom, standardNormal } from './random.ts'
+
+export { seededRandom } from './random.ts'
 
 export type SimulatedMarket = {
   market: string
@@ -35,24 +38,9 @@ export const defaultSimulatorOptions = {
   takerProbability: 0.5,
 } as const
 
-/** mulberry32: small, fast, seedable; the walk must be reproducible from the seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
-
-function gaussian(random: () => number): number {
-  const u = Math.max(random(), Number.EPSILON)
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random())
-}
-
 const dayMs = 86_400_000
+/** Markets the first pass re-quotes per journal commit (about 300 commands). */
+const firstPassMarketsPerCommit = 25
 /** Funds each simulated account starts with, per asset, in units of the reference price. */
 const fundingEur = 1_000_000_000
 
@@ -70,7 +58,8 @@ export class MarketSimulator {
   readonly #markets: MarketState[] = []
   #timer: ReturnType<typeof setInterval> | undefined
   #cursor = 0
-  #busy = false
+  /** The step or first pass in flight, if any: steps never queue up behind a slow one. */
+  #running: Promise<void> | undefined
   commandsSubmitted = 0
 
   constructor(
@@ -96,9 +85,10 @@ export class MarketSimulator {
     })
   }
 
-  /** Funds the simulated accounts when they have nothing yet (journaled deposits). */
+  /** Funds the simulated accounts when they have nothing yet (journaled deposits, one commit). */
   async fund(): Promise<void> {
     const ledger = this.#service.core.ledger
+    const deposits: Promise<unknown>[] = []
     const assets = new Map<string, number>([['EUR', 2]])
     for (const market of this.#markets) assets.set(market.spec.base, market.spec.quantityDecimals)
     for (const accountId of [this.#options.makerAccountId, this.#options.takerAccountId]) {
@@ -113,16 +103,28 @@ export class MarketSimulator {
           Math.max(1, Math.min(units, Number.MAX_SAFE_INTEGER)),
           decimals,
         )
-        await this.#service.submit({
-          type: 'deposit',
-          timestamp: this.#options.nowMs(),
-          accountId,
-          asset,
-          amount: amount.toString(),
-          reference: `simulator-${accountId}-${asset}`,
-        })
+        deposits.push(
+          this.#service.submit({
+            type: 'deposit',
+            timestamp: this.#options.nowMs(),
+            accountId,
+            asset,
+            amount: amount.toString(),
+            reference: `simulator-${accountId}-${asset}`,
+          }),
+        )
       }
     }
+    await Promise.all(deposits)
+  }
+
+  /** Where each simulated market's price starts: the history backfill ends exactly there. */
+  startingPrices(): { spec: MarketSpec; priceUnits: number; volatilityPercentPerDay: number }[] {
+    return this.#markets.map((state) => ({
+      spec: state.spec,
+      priceUnits: this.#fairUnits(state),
+      volatilityPercentPerDay: state.volatility * 100,
+    }))
   }
 
   start(): void {
@@ -130,46 +132,71 @@ export class MarketSimulator {
     // One market per tick, so each is re-quoted every requoteIntervalMs and the load is even.
     const tickMs = Math.max(5, this.#options.requoteIntervalMs / this.#markets.length)
     this.#timer = setInterval(() => void this.step(), tickMs)
+    // First, every market at once, each with a trade: the round robin alone would leave the last
+    // books empty for a whole re-quote interval (15 s for 200 markets).
+    this.#run(async () => {
+      for (let from = 0; from < this.#markets.length; from += firstPassMarketsPerCommit) {
+        if (this.#timer === undefined) return
+        const group = this.#markets.slice(from, from + firstPassMarketsPerCommit)
+        await Promise.all(group.map((state) => this.#requote(state, true)))
+      }
+    })
   }
 
-  stop(): void {
+  /** Stops; resolves once the step in flight (if any) has been submitted. */
+  async stop(): Promise<void> {
     clearInterval(this.#timer)
     this.#timer = undefined
+    await this.#running
   }
 
   /** Moves the next market's fair price, re-quotes it, and maybe trades against it. */
   async step(): Promise<void> {
-    if (this.#busy) return // never queue up behind a slow step
-    this.#busy = true
-    try {
+    await this.#run(() => {
       const state = this.#markets[this.#cursor % this.#markets.length]!
       this.#cursor += 1
-      await this.#requote(state)
-    } finally {
-      this.#busy = false
-    }
+      return this.#requote(state, false)
+    })
   }
 
-  async #requote(state: MarketState): Promise<void> {
+  #run(work: () => Promise<void>): Promise<void> {
+    if (this.#running !== undefined) return this.#running // never queue up behind a slow step
+    this.#running = work().finally(() => {
+      this.#running = undefined
+    })
+    return this.#running
+  }
+
+  #fairUnits(state: MarketState): number {
+    const tick = state.spec.tickUnits
+    return Math.max(tick, Math.round((state.fair * 10 ** state.spec.priceDecimals) / tick) * tick)
+  }
+
+  /**
+   * Submits without waiting between commands: the core applies each as it is submitted, so the
+   * order holds, and the journal commits them together instead of one commit per order.
+   */
+  #requote(state: MarketState, trade: boolean): Promise<void> {
     const { spec, random } = state
     const nowMs = this.#options.nowMs()
     const elapsedDays = Math.max(0, nowMs - state.lastMs) / dayMs
     state.lastMs = nowMs
     state.fair *= Math.exp(
-      state.volatility * Math.sqrt(elapsedDays) * gaussian(random) -
+      state.volatility * Math.sqrt(elapsedDays) * standardNormal(random) -
         (state.volatility ** 2 * elapsedDays) / 2,
     )
     const fees = feeTier(0)
     const maker = this.#options.makerAccountId
-    await this.#submit({
-      type: 'cancelOrders',
-      timestamp: nowMs,
-      accountId: maker,
-      market: spec.market,
-    })
-
+    const submitted = [
+      this.#submit({
+        type: 'cancelOrders',
+        timestamp: nowMs,
+        accountId: maker,
+        market: spec.market,
+      }),
+    ]
     const tick = spec.tickUnits
-    const fairUnits = Math.round((state.fair * 10 ** spec.priceDecimals) / tick) * tick
+    const fairUnits = this.#fairUnits(state)
     const minAmount = spec.minAmount
     const halfSpreadTicks = 1 + Math.floor(random() * 3)
     for (let level = 0; level < this.#options.levelsPerSide; level += 1) {
@@ -178,27 +205,22 @@ export class MarketSimulator {
         const price = side === 'buy' ? fairUnits - offset : fairUnits + offset
         if (price < spec.minPrice || price > spec.maxPrice) continue
         const amount = minAmount * (2 + Math.floor(random() * 20))
-        await this.#submit(
-          this.#order(spec.market, maker, side, 'limit', amount, price, fees, nowMs),
+        submitted.push(
+          this.#submit(this.#order(spec.market, maker, side, 'limit', amount, price, fees, nowMs)),
         )
       }
     }
-    if (random() < this.#options.takerProbability) {
+    if (random() < this.#options.takerProbability || trade) {
       const side = random() < 0.5 ? 'buy' : 'sell'
       const amount = minAmount * (1 + Math.floor(random() * 5))
-      await this.#submit(
-        this.#order(
-          spec.market,
-          this.#options.takerAccountId,
-          side,
-          'market',
-          amount,
-          undefined,
-          fees,
-          nowMs,
+      const taker = this.#options.takerAccountId
+      submitted.push(
+        this.#submit(
+          this.#order(spec.market, taker, side, 'market', amount, undefined, fees, nowMs),
         ),
       )
     }
+    return Promise.all(submitted).then(() => undefined)
   }
 
   #order(

@@ -3,7 +3,10 @@
 // While one batch is being written, new records queue; the next write takes them all in one
 // transaction. A durable write per command would cap throughput near 1/fsync; batching keeps
 // the engine the limit, and each caller still waits only for its own record's commit.
-import type { SqlDriver, SqlParam } from './sqlDriver.ts'
+import { type JournalBackend, openJournalBackend } from './journalBackends.ts'
+import type { StorageLocation } from './openStorage.ts'
+import { latestSnapshotSeq } from './snapshotStore.ts'
+import type { SqlDriver } from './sqlDriver.ts'
 
 export type JournalRecord = { kind: string; payload: unknown }
 export type JournalEntry = JournalRecord & { seq: number; recordedAtMs: number }
@@ -12,6 +15,11 @@ export type JournalOptions = {
   nowMs?: () => number
   /** Most records one transaction writes; a longer queue is written in several. */
   batchRecordsMax?: number
+  /**
+   * The newest snapshot's seq: the records a snapshot covers may have been pruned from the
+   * journal, and numbering must never restart below a snapshot.
+   */
+  floorSeq?: number
 }
 
 type Pending = { entry: JournalEntry; resolve: () => void; reject: (error: Error) => void }
@@ -21,7 +29,7 @@ export class JournalFailedError extends Error {
 }
 
 export class Journal {
-  readonly #driver: SqlDriver
+  readonly backend: JournalBackend
   readonly #nowMs: () => number
   readonly #batchRecordsMax: number
   #nextSeq: number
@@ -31,21 +39,16 @@ export class Journal {
   /** Transactions written so far: with group commit, far fewer than records. */
   batchesWritten = 0
 
-  private constructor(driver: SqlDriver, lastSeq: number, options: JournalOptions) {
-    this.#driver = driver
+  private constructor(backend: JournalBackend, lastSeq: number, options: JournalOptions) {
+    this.backend = backend
     this.#nowMs = options.nowMs ?? Date.now
     this.#batchRecordsMax = options.batchRecordsMax ?? 1000
     this.#nextSeq = lastSeq + 1
   }
 
-  static async open(driver: SqlDriver, options: JournalOptions = {}): Promise<Journal> {
-    // Snapshots count too: the records a snapshot covers may have been pruned from the journal,
-    // and numbering must never restart below a snapshot.
-    const [row] = await driver.query<{ last: string | number | null }>(
-      `select greatest(coalesce((select max(seq) from journal), 0),
-                       coalesce((select max(seq) from snapshots), 0)) as last`,
-    )
-    return new Journal(driver, Number(row?.last ?? 0), options)
+  static async open(backend: JournalBackend, options: JournalOptions = {}): Promise<Journal> {
+    const last = Math.max(await backend.lastSeq(), options.floorSeq ?? 0)
+    return new Journal(backend, last, options)
   }
 
   /** The sequence number the next append will get. */
@@ -85,19 +88,23 @@ export class Journal {
   }
 
   async #insert(entries: readonly JournalEntry[]): Promise<void> {
-    const params: SqlParam[] = []
-    const rows: string[] = []
-    for (const entry of entries) {
-      const at = params.length
-      rows.push(`($${at + 1}, $${at + 2}, $${at + 3}::jsonb, $${at + 4})`)
-      params.push(entry.seq, entry.kind, JSON.stringify(entry.payload), entry.recordedAtMs)
-    }
-    await this.#driver.transaction((tx) =>
-      tx.query(
-        `insert into journal (seq, kind, payload, recorded_at_ms) values ${rows.join(', ')}`,
-        params,
-      ),
-    )
+    const records = entries.map((entry) => [
+      entry.seq,
+      entry.kind,
+      entry.payload,
+      entry.recordedAtMs,
+    ])
+    await this.backend.write({
+      firstSeq: entries[0]!.seq,
+      lastSeq: entries.at(-1)!.seq,
+      records: JSON.stringify(records),
+      writtenAtMs: this.#nowMs(),
+    })
+  }
+
+  /** Drops what no recovery will read again: the batches wholly at or below `throughSeq`. */
+  prune(throughSeq: number): Promise<void> {
+    return this.backend.prune(throughSeq)
   }
 
   /** Waits until everything appended so far is durable (or has failed). */
@@ -108,20 +115,33 @@ export class Journal {
 
   /** Entries with seq > afterSeq, in order, at most `limit` of them. */
   async read(afterSeq: number, limit: number): Promise<JournalEntry[]> {
-    const rows = await this.#driver.query<{
-      seq: string | number
-      kind: string
-      payload: unknown
-      recorded_at_ms: string | number
-    }>(
-      'select seq, kind, payload, recorded_at_ms from journal where seq > $1 order by seq limit $2',
-      [afterSeq, limit],
-    )
-    return rows.map((row) => ({
-      seq: Number(row.seq),
-      kind: row.kind,
-      payload: typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload,
-      recordedAtMs: Number(row.recorded_at_ms),
-    }))
+    // Every batch holds at least one record after afterSeq (only the first may straddle it),
+    // so `limit` batches hold at least `limit` wanted records, or all that remain.
+    const batches = await this.backend.readBatches(afterSeq, limit)
+    const entries: JournalEntry[] = []
+    for (const records of batches) {
+      for (const [seq, kind, payload, recordedAtMs] of JSON.parse(records) as [
+        number,
+        string,
+        unknown,
+        number,
+      ][]) {
+        if (seq > afterSeq && entries.length < limit)
+          entries.push({ seq, kind, payload, recordedAtMs })
+      }
+    }
+    return entries
   }
+}
+
+/** The journal of a storage location (see journalBackends.ts), numbering above its newest snapshot. */
+export async function openJournal(
+  location: StorageLocation,
+  driver: SqlDriver,
+  options: Omit<JournalOptions, 'floorSeq'> = {},
+): Promise<Journal> {
+  return Journal.open(await openJournalBackend(location, driver), {
+    ...options,
+    floorSeq: await latestSnapshotSeq(driver),
+  })
 }

@@ -55,9 +55,54 @@ export const migrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 3,
+    name: 'simulated candle history',
+    sql: [
+      // The simulator's backfill, one row per market, written once on the first start. Not
+      // exchange state (nothing is derived from it), so it lives beside the journal, not in it.
+      `create table candle_history (
+        market text primary key,
+        history text not null,
+        created_at_ms bigint not null
+      )`,
+    ],
+  },
+  {
+    version: 4,
+    name: 'journal written one group commit per row',
+    sql: [
+      // One row per group commit, its records as one JSON array of [seq, kind, payload,
+      // recordedAtMs]: measured on PGlite, a row per record (jsonb parsed and indexed each)
+      // cost about three times the database time per command. Keyed by the batch's last seq,
+      // so "records after N" is a range scan on the key.
+      `create table journal_batches (
+        last_seq bigint primary key,
+        first_seq bigint not null,
+        records text not null,
+        written_at_ms bigint not null
+      )`,
+      // On PostgreSQL the old writer's payloads were stored as a JSON string holding the JSON
+      // (postgres.js encodes a text parameter cast to jsonb as a string), which its reader
+      // parsed again; unwrap those so every batch holds the payload itself.
+      `insert into journal_batches (last_seq, first_seq, records, written_at_ms)
+        select seq, seq,
+               json_build_array(json_build_array(seq, kind,
+                 case when jsonb_typeof(payload) = 'string' then (payload #>> '{}')::jsonb
+                      else payload end,
+                 recorded_at_ms))::text,
+               recorded_at_ms
+        from journal`,
+      'drop table journal',
+    ],
+  },
 ]
 
-export async function migrate(driver: SqlDriver): Promise<number[]> {
+/** Applies the migrations not yet applied (all of `list`, by default every migration). */
+export async function migrate(
+  driver: SqlDriver,
+  list: readonly Migration[] = migrations,
+): Promise<number[]> {
   await driver.query(`create table if not exists schema_migrations (
     version integer primary key,
     name text not null,
@@ -66,7 +111,7 @@ export async function migrate(driver: SqlDriver): Promise<number[]> {
   const rows = await driver.query<{ version: number }>('select version from schema_migrations')
   const applied = new Set(rows.map((row) => Number(row.version)))
   const newlyApplied: number[] = []
-  for (const migration of migrations) {
+  for (const migration of list) {
     if (applied.has(migration.version)) continue
     await driver.transaction(async (tx) => {
       for (const statement of migration.sql) await tx.query(statement)

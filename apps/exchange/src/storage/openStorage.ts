@@ -5,25 +5,18 @@ import { openPostgresDriver } from './postgresDriver.ts'
 import type { SqlDriver } from './sqlDriver.ts'
 
 export type StorageLocation =
+  /** The embedded database in `dataDir/db` and the journal in `dataDir/journal.sqlite`; in memory when undefined. */
   | { kind: 'embedded'; dataDir: string | undefined }
   | { kind: 'postgres'; url: string; schema?: string }
 
 /** PostgreSQL when DATABASE_URL is set, else the embedded database under the data directory. */
 export function storageLocation(dataDir: string, databaseUrl: string | undefined): StorageLocation {
-  return databaseUrl
-    ? { kind: 'postgres', url: databaseUrl }
-    : { kind: 'embedded', dataDir: join(dataDir, 'db') }
+  return databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'embedded', dataDir }
 }
 
 /** Opens the database and brings its schema up to date. */
 export async function openStorage(location: StorageLocation): Promise<SqlDriver> {
-  const driver =
-    location.kind === 'postgres'
-      ? await openPostgresDriver(
-          location.url,
-          location.schema === undefined ? {} : { schema: location.schema },
-        )
-      : await openPgliteDriver(location.dataDir)
+  const driver = await openDriver(location)
   try {
     await migrate(driver)
   } catch (error) {
@@ -31,4 +24,14 @@ export async function openStorage(location: StorageLocation): Promise<SqlDriver>
     throw error
   }
   return driver
+}
+
+/** Opens the database as it is, without migrating it. */
+export function openDriver(location: StorageLocation): Promise<SqlDriver> {
+  return location.kind === 'postgres'
+    ? openPostgresDriver(
+        location.url,
+        location.schema === undefined ? {} : { schema: location.schema },
+      )
+    : openPgliteDriver(location.dataDir === undefined ? undefined : join(location.dataDir, 'db'))
 }

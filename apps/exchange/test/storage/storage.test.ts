@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { Journal, JournalFailedError } from '../../src/storage/journal.ts'
-import { migrations } from '../../src/storage/migrations.ts'
-import { openStorage } from '../../src/storage/openStorage.ts'
+import { JournalFailedError, openJournal } from '../../src/storage/journal.ts'
+import { migrate, migrations } from '../../src/storage/migrations.ts'
+import { openDriver, openStorage, type StorageLocation } from '../../src/storage/openStorage.ts'
 import { latestSnapshot, saveSnapshot } from '../../src/storage/snapshotStore.ts'
 import type { SqlDriver } from '../../src/storage/sqlDriver.ts'
 import { storageTargets } from './storageTargets.ts'
@@ -14,7 +14,11 @@ describe.each(storageTargets)('storage on $name', (target) => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
   })
 
-  async function open(): Promise<{ driver: SqlDriver; reopen(): Promise<SqlDriver> }> {
+  async function open(): Promise<{
+    driver: SqlDriver
+    location: StorageLocation
+    reopen(): Promise<SqlDriver>
+  }> {
     const { location, cleanup } = target.create()
     cleanups.push(cleanup)
     const opened: SqlDriver[] = []
@@ -26,7 +30,7 @@ describe.each(storageTargets)('storage on $name', (target) => {
       opened.push(driver)
       return driver
     }
-    return { driver: await reopen(), reopen }
+    return { driver: await reopen(), location, reopen }
   }
 
   it('applies every migration once, and opening again applies nothing', async () => {
@@ -44,8 +48,8 @@ describe.each(storageTargets)('storage on $name', (target) => {
   })
 
   it('journal: appends get consecutive sequence numbers and read back in order, payload intact', async () => {
-    const { driver } = await open()
-    const journal = await Journal.open(driver, { nowMs: () => 1_700_000_000_000 })
+    const { driver, location } = await open()
+    const journal = await openJournal(location, driver, { nowMs: () => 1_700_000_000_000 })
     const payloads = [{ a: '0.1' }, { b: [1, 2, 3] }, { c: null }]
     const appended = payloads.map((payload) => journal.append({ kind: 'k', payload }))
     expect(appended.map((record) => record.seq)).toEqual([1, 2, 3])
@@ -63,8 +67,8 @@ describe.each(storageTargets)('storage on $name', (target) => {
   })
 
   it('journal: group commit writes many concurrent appends in few transactions', async () => {
-    const { driver } = await open()
-    const journal = await Journal.open(driver, { batchRecordsMax: 500 })
+    const { driver, location } = await open()
+    const journal = await openJournal(location, driver, { batchRecordsMax: 500 })
     const appended = Array.from({ length: 2000 }, (_, index) =>
       journal.append({ kind: 'k', payload: index }),
     )
@@ -76,22 +80,66 @@ describe.each(storageTargets)('storage on $name', (target) => {
     )
   })
 
+  it('journal: reads from inside a group commit, at most the limit, in order', async () => {
+    const { driver, location } = await open()
+    const journal = await openJournal(location, driver)
+    const appended = Array.from({ length: 10 }, (_, index) =>
+      journal.append({ kind: 'k', payload: index }),
+    )
+    await Promise.all(appended.map((record) => record.durable))
+    expect(journal.batchesWritten).toBe(1)
+    expect((await journal.read(3, 4)).map((entry) => entry.seq)).toEqual([4, 5, 6, 7])
+    expect((await journal.read(8, 100)).map((entry) => entry.seq)).toEqual([9, 10])
+    expect(await journal.read(10, 100)).toEqual([])
+  })
+
+  it('migration 4 moves a journal written one row per record into batches, unchanged', async () => {
+    const { location, cleanup } = target.create()
+    cleanups.push(cleanup)
+    const old = await openDriver(location)
+    await migrate(
+      old,
+      migrations.filter((migration) => migration.version <= 3),
+    )
+    for (const seq of [1, 2, 3])
+      await old.query(
+        'insert into journal (seq, kind, payload, recorded_at_ms) values ($1, $2, $3::jsonb, $4)',
+        [seq, 'placeOrder', JSON.stringify({ market: 'BTC-EUR', amount: `0.${seq}` }), 1_000 + seq],
+      )
+    await migrate(old)
+    const journal = await openJournal(location, old)
+    expect(await journal.read(1, 10)).toEqual(
+      [2, 3].map((seq) => ({
+        seq,
+        kind: 'placeOrder',
+        payload: { market: 'BTC-EUR', amount: `0.${seq}` },
+        recordedAtMs: 1_000 + seq,
+      })),
+    )
+    expect(journal.append({ kind: 'k', payload: 4 }).seq).toBe(4)
+    await journal.drain()
+    await old.close()
+  })
+
   it('journal: sequence numbers continue after reopening', async () => {
-    const { driver, reopen } = await open()
-    const first = await Journal.open(driver)
+    const { driver, location, reopen } = await open()
+    const first = await openJournal(location, driver)
     await first.append({ kind: 'k', payload: 1 }).durable
     await first.append({ kind: 'k', payload: 2 }).durable
     await driver.close()
-    const second = await Journal.open(await reopen())
+    const second = await openJournal(location, await reopen())
     expect(second.append({ kind: 'k', payload: 3 }).seq).toBe(3)
     await second.drain()
   })
 
   it('journal: after a failed write nothing more is acknowledged', async () => {
-    const { driver } = await open()
-    const journal = await Journal.open(driver)
+    const { driver, location } = await open()
+    const journal = await openJournal(location, driver)
     await journal.append({ kind: 'k', payload: 1 }).durable
-    await driver.query('drop table journal')
+    // The journal's store fails from here on: its own file on the embedded default, the
+    // database connection on PostgreSQL.
+    await journal.backend.close()
+    await driver.close()
     const failed = journal.append({ kind: 'k', payload: 2 })
     await expect(failed.durable).rejects.toBeInstanceOf(JournalFailedError)
     expect(() => journal.append({ kind: 'k', payload: 3 })).toThrow(JournalFailedError)
@@ -140,7 +188,7 @@ describe.each(storageTargets)('storage on $name', (target) => {
     expect(child.signalCode).toBe('SIGKILL')
     const driver = await openStorage(location)
     cleanups.push(() => driver.close())
-    const journal = await Journal.open(driver)
+    const journal = await openJournal(location, driver)
     const entries = await journal.read(0, 1_000_000)
     // Everything acknowledged is there, and there are no holes before the last record.
     expect(entries.length).toBeGreaterThanOrEqual(acked)
@@ -153,14 +201,14 @@ describe.each(storageTargets)('snapshots on $name', (target) => {
     const { location, cleanup } = target.create()
     const driver = await openStorage(location)
     try {
-      const journal = await Journal.open(driver)
-      const appended = Array.from({ length: 30 }, (_, index) =>
-        journal.append({ kind: 'k', payload: index }),
-      )
-      await Promise.all(appended.map((record) => record.durable))
+      const journal = await openJournal(location, driver)
+      // One group commit each: the journal is pruned by whole batches.
+      for (let index = 0; index < 30; index += 1)
+        await journal.append({ kind: 'k', payload: index }).durable
       await saveSnapshot(driver, 10, JSON.stringify({ at: 10 }), 1)
       await saveSnapshot(driver, 20, JSON.stringify({ at: 20 }), 2)
-      await saveSnapshot(driver, 25, JSON.stringify({ at: 25 }), 3)
+      // The oldest kept snapshot bounds what any recovery reads again.
+      await journal.prune(await saveSnapshot(driver, 25, JSON.stringify({ at: 25 }), 3))
       expect(await latestSnapshot(driver)).toEqual({ seq: 25, state: { at: 25 } })
       const seqs = (await journal.read(0, 100)).map((entry) => entry.seq)
       expect(seqs[0]).toBe(21) // records up to the older kept snapshot (20) are gone
@@ -179,14 +227,14 @@ describe.each(storageTargets)('snapshots on $name', (target) => {
     const { location, cleanup } = target.create()
     const driver = await openStorage(location)
     try {
-      const journal = await Journal.open(driver)
+      const journal = await openJournal(location, driver)
       const appended = Array.from({ length: 5 }, (_, index) =>
         journal.append({ kind: 'k', payload: index }),
       )
       await Promise.all(appended.map((record) => record.durable))
-      await saveSnapshot(driver, 5, JSON.stringify({ at: 5 }), 1)
+      await journal.prune(await saveSnapshot(driver, 5, JSON.stringify({ at: 5 }), 1))
       expect(await journal.read(0, 100)).toEqual([])
-      expect((await Journal.open(driver)).nextSeq).toBe(6)
+      expect((await openJournal(location, driver)).nextSeq).toBe(6)
     } finally {
       await driver.close()
       await cleanup()

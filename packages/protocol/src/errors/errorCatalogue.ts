@@ -208,6 +208,19 @@ export const errorCatalogue = {
     httpStatus: 409,
     message: 'Market data is unavailable while the market is halted or in an auction.',
   },
+  // Polder's own codes, beyond protocol §5: the daily transfer limits of an account level and
+  // of a payment method. The closest protocol codes (210, a per-order maximum; 405, a cooldown)
+  // would tell the client something else.
+  440: {
+    httpStatus: 400,
+    message:
+      'This deposit exceeds the {scope} daily deposit limit of {limitEur} EUR; {remainingEur} EUR is left in the last 24 hours.',
+  },
+  441: {
+    httpStatus: 400,
+    message:
+      'This withdrawal exceeds the {scope} daily withdrawal limit of {limitEur} EUR; {remainingEur} EUR is left in the last 24 hours.',
+  },
 } as const satisfies Record<number, { httpStatus: number; message: string }>
 
 export type ErrorCode = keyof typeof errorCatalogue

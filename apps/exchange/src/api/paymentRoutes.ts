@@ -1,0 +1,154 @@
+// Euro deposits by payment method, in the spec's web API style (beside the savings plans and
+// staking): the methods with their fees and limits (public, the site shows them), the caller's
+// limits, and deposits. Private routes take a browser session or a signed API key (view to read,
+// trade to deposit); without either, 401 with the protocol's error body.
+import { paymentMethods } from '@polder/catalogue'
+import { protocolError } from '@polder/protocol'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { z } from 'zod'
+import type { AccountStore } from '../accounts/accountStore.ts'
+import type { ExchangeService } from '../core/exchangeService.ts'
+import { formatLedgerUnits } from '../ledger/ledger.ts'
+import type { Payment } from '../payments/paymentBook.ts'
+import type { PaymentService } from '../payments/paymentService.ts'
+import {
+  centsToEur,
+  eurToCents,
+  ledgerUnitsPerCent,
+  limitsOfAccount,
+  limitWindowMs,
+  withdrawnCentsSince,
+} from '../transfers/transferLimits.ts'
+import { webCallerAccount } from './webAuth.ts'
+
+export type PaymentDeps = {
+  service: ExchangeService
+  payments: PaymentService
+  accounts: AccountStore
+  nowMs: () => number
+}
+
+const depositBody = z.strictObject({ method: z.string().max(32), amount: z.string().max(32) })
+const listQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).optional() })
+
+/** Parts per million as a percentage without trailing zeros (17,500 → "1.75"). */
+function ppmToPercent(ppm: number): string {
+  return formatLedgerUnits(BigInt(ppm) * 10n ** 14n, 4).replace(/\.?0+$/, '')
+}
+
+const eur = (ledgerUnits: bigint) => formatLedgerUnits(ledgerUnits, 2)
+
+export function paymentToWire(payment: Payment): Record<string, unknown> {
+  const amount = BigInt(payment.amount)
+  const fee = BigInt(payment.fee)
+  return {
+    id: payment.id,
+    method: payment.method,
+    amount: eur(amount),
+    fee: eur(fee),
+    credited: payment.status === 'confirmed' ? eur(amount - fee) : '0.00',
+    status: payment.status,
+    providerReference: payment.providerReference,
+    failureReason: payment.failureReason,
+    created: payment.created,
+    updated: payment.updated,
+  }
+}
+
+function limitToWire(limitCents: bigint, usedCents: bigint) {
+  return {
+    dailyLimit: centsToEur(limitCents),
+    usedLast24h: centsToEur(usedCents),
+    remaining: centsToEur(limitCents > usedCents ? limitCents - usedCents : 0n),
+  }
+}
+
+export function registerPaymentRoutes(app: FastifyInstance, deps: PaymentDeps): void {
+  const { service } = deps
+
+  const authenticated = async (request: FastifyRequest, reply: FastifyReply) => {
+    const accountId = await webCallerAccount(request, deps.accounts, deps.nowMs)
+    if (accountId === undefined) reply.code(401).send(protocolError(300).body)
+    return accountId
+  }
+
+  app.get('/exchange/payments/v1/methods', async () =>
+    paymentMethods.map((method) => ({
+      id: method.id,
+      name: method.name,
+      instantBankTransfer: method.instantBankTransfer,
+      fee: {
+        fixed: centsToEur(eurToCents(method.feeFixedEur)),
+        percent: ppmToPercent(method.feePpm),
+      },
+      minAmount: centsToEur(eurToCents(method.depositMinEur)),
+      maxAmount: centsToEur(eurToCents(method.depositMaxEur)),
+      dailyLimit: centsToEur(eurToCents(method.dailyLimitEur)),
+      withdrawals: method.withdrawals,
+      countries: method.countries,
+    })),
+  )
+
+  app.get('/exchange/payments/v1/limits', async (request, reply) => {
+    const accountId = await authenticated(request, reply)
+    if (accountId === undefined) return reply
+    const limits = limitsOfAccount(accountId)
+    const sinceMs = deps.nowMs() - limitWindowMs
+    const depositedCents = (method?: string) =>
+      service.core.payments.startedSince(accountId, sinceMs, method) / ledgerUnitsPerCent
+    const history = service.core.history
+    return {
+      level: limits.level,
+      deposit: limitToWire(eurToCents(limits.depositDailyEur), depositedCents()),
+      withdrawal: limitToWire(
+        eurToCents(limits.withdrawalDailyEur),
+        withdrawnCentsSince(history, accountId, sinceMs, 'euro'),
+      ),
+      cryptoWithdrawal: limitToWire(
+        eurToCents(limits.cryptoWithdrawalDailyEur),
+        withdrawnCentsSince(history, accountId, sinceMs, 'crypto'),
+      ),
+      methods: paymentMethods.map((method) => ({
+        id: method.id,
+        ...limitToWire(eurToCents(method.dailyLimitEur), depositedCents(method.id)),
+      })),
+    }
+  })
+
+  app.post('/exchange/payments/v1/deposits', async (request, reply) => {
+    const accountId = await authenticated(request, reply)
+    if (accountId === undefined) return reply
+    let json: unknown
+    try {
+      json = request.rawBody ? JSON.parse(request.rawBody) : undefined
+    } catch {
+      return reply.code(400).send(protocolError(102).body)
+    }
+    const body = depositBody.safeParse(json)
+    if (!body.success)
+      return reply.code(400).send({ errorCode: 205, error: 'Send method and amount (EUR).' })
+    const result = await deps.payments.deposit(accountId, body.data.method, body.data.amount)
+    if (!result.ok) return reply.code(400).send(result.refusal)
+    return reply.code(201).send(paymentToWire(result.payment))
+  })
+
+  app.get('/exchange/payments/v1/deposits', async (request, reply) => {
+    const accountId = await authenticated(request, reply)
+    if (accountId === undefined) return reply
+    const query = listQuery.safeParse(request.query)
+    if (!query.success) return reply.code(400).send(protocolError(205, { param: 'limit' }).body)
+    return service.core.payments
+      .ofAccount(accountId)
+      .slice(0, query.data.limit ?? 100)
+      .map(paymentToWire)
+  })
+
+  app.get('/exchange/payments/v1/deposits/:id', async (request, reply) => {
+    const accountId = await authenticated(request, reply)
+    if (accountId === undefined) return reply
+    const payment = service.core.payments.get((request.params as { id: string }).id)
+    if (payment === undefined || payment.accountId !== accountId)
+      return reply.code(404).send(protocolError(205, { param: 'id' }).body)
+    return paymentToWire(payment)
+  })
+}

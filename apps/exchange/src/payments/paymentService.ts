@@ -1,0 +1,183 @@
+// Euro deposits by payment method: checks the method's limits and the account level's, works out
+// the method's fee, records the payment (journaled, pending), starts it with the payment
+// provider, and records what the provider answers (confirmed: credited; failed: nothing moves).
+// Payments left pending are asked about again, at start and every 30 s.
+import { randomUUID } from 'node:crypto'
+import { type PaymentMethod, paymentMethod } from '@polder/catalogue'
+import { parseDecimal } from '@polder/engine'
+import { protocolError } from '@polder/protocol'
+import type { ExchangeService } from '../core/exchangeService.ts'
+import {
+  centsToEur,
+  dailyLimitRefusal,
+  eurToCents,
+  ledgerUnitsPerCent,
+  limitsOfAccount,
+  limitWindowMs,
+} from '../transfers/transferLimits.ts'
+import type { Payment } from './paymentBook.ts'
+import type { PaymentProvider, PaymentRequest, ProviderAnswer } from './paymentProvider.ts'
+
+export type Refusal = { errorCode: number; error: string }
+export type DepositResult = { ok: true; payment: Payment } | { ok: false; refusal: Refusal }
+
+/**
+ * The method's deposit fee on `amountCents`: the fixed part plus the proportional part, rounded
+ * down to the cent (in the customer's favour).
+ */
+export function depositFeeCents(method: PaymentMethod, amountCents: bigint): bigint {
+  return eurToCents(method.feeFixedEur) + (amountCents * BigInt(method.feePpm)) / 1_000_000n
+}
+
+export class PaymentService {
+  readonly #service: ExchangeService
+  readonly #provider: PaymentProvider
+  readonly #nowMs: () => number
+  #timer: ReturnType<typeof setInterval> | undefined
+  #asking = false
+
+  constructor(service: ExchangeService, provider: PaymentProvider, nowMs: () => number) {
+    this.#service = service
+    this.#provider = provider
+    this.#nowMs = nowMs
+    provider.onUpdate((paymentId, answer) => void this.#record(paymentId, answer))
+  }
+
+  /**
+   * Asks about pending payments now (the ones a stop left behind) and every `retryMs` after (a
+   * provider that was unreachable, a webhook that never came).
+   */
+  start(retryMs = 30_000): void {
+    void this.resume()
+    this.#timer ??= setInterval(() => void this.resume(), retryMs)
+  }
+
+  stop(): void {
+    clearInterval(this.#timer)
+    this.#timer = undefined
+  }
+
+  /**
+   * Checks, records and starts a deposit of `amountText` EUR by `methodId`. The checks and the
+   * record happen in one synchronous turn, so two deposits at once cannot both pass a limit.
+   */
+  async deposit(accountId: number, methodId: string, amountText: string): Promise<DepositResult> {
+    const method = paymentMethod(methodId)
+    if (method === undefined)
+      return { ok: false, refusal: protocolError(205, { param: 'method' }).body }
+    const parsed = parseDecimal(amountText, 2)
+    if (!parsed.ok)
+      return {
+        ok: false,
+        refusal: protocolError(parsed.errorCode === 429 ? 429 : 205, { param: 'amount' }).body,
+      }
+    const amountCents = BigInt(parsed.units)
+    const refusal = this.#checkLimits(accountId, method, amountCents)
+    if (refusal !== undefined) return { ok: false, refusal }
+    const feeCents = depositFeeCents(method, amountCents)
+    const paymentId = randomUUID()
+    const started = await this.#service.submit({
+      type: 'startPayment',
+      timestamp: this.#nowMs(),
+      paymentId,
+      accountId,
+      method: method.id,
+      amount: (amountCents * ledgerUnitsPerCent).toString(),
+      fee: (feeCents * ledgerUnitsPerCent).toString(),
+    })
+    if (!started.ok)
+      return { ok: false, refusal: { errorCode: started.errorCode, error: started.error } }
+    const answer = await this.#ask({
+      paymentId,
+      accountId,
+      method: method.id,
+      amountEur: centsToEur(amountCents),
+    })
+    if (answer !== undefined) await this.#record(paymentId, answer)
+    return { ok: true, payment: this.#service.core.payments.get(paymentId)! }
+  }
+
+  /** Asks the provider again about every payment still pending (it is idempotent). */
+  async resume(): Promise<void> {
+    if (this.#asking) return
+    this.#asking = true
+    try {
+      for (const payment of this.#service.core.payments.pending()) {
+        const method = paymentMethod(payment.method)
+        if (method === undefined) continue
+        const answer = await this.#ask({
+          paymentId: payment.id,
+          accountId: payment.accountId,
+          method: method.id,
+          amountEur: centsToEur(BigInt(payment.amount) / ledgerUnitsPerCent),
+        })
+        if (answer !== undefined) await this.#record(payment.id, answer)
+      }
+    } finally {
+      this.#asking = false
+    }
+  }
+
+  /**
+   * The provider's answer, or undefined when it cannot be reached. The payment then stays
+   * pending and is asked about again: the provider may have taken it, so failing it here could
+   * take a customer's money without crediting it.
+   */
+  async #ask(request: PaymentRequest): Promise<ProviderAnswer | undefined> {
+    try {
+      return await this.#provider.start(request)
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Refusal when the amount is outside the method's bounds or a daily limit, else undefined. */
+  #checkLimits(accountId: number, method: PaymentMethod, amountCents: bigint): Refusal | undefined {
+    if (amountCents < eurToCents(method.depositMinEur))
+      return {
+        errorCode: 212,
+        error: `Amount is below the minimum of ${method.depositMinEur} EUR for ${method.name}.`,
+      }
+    if (amountCents > eurToCents(method.depositMaxEur))
+      return {
+        errorCode: 210,
+        error: `Amount exceeds the maximum of ${method.depositMaxEur} EUR for ${method.name}.`,
+      }
+    const payments = this.#service.core.payments
+    const sinceMs = this.#nowMs() - limitWindowMs
+    const usedCents = (method?: string) =>
+      payments.startedSince(accountId, sinceMs, method) / ledgerUnitsPerCent
+    return (
+      dailyLimitRefusal(
+        440,
+        method.name,
+        eurToCents(method.dailyLimitEur),
+        usedCents(method.id),
+        amountCents,
+      ) ??
+      dailyLimitRefusal(
+        440,
+        'account',
+        eurToCents(limitsOfAccount(accountId).depositDailyEur),
+        usedCents(),
+        amountCents,
+      )
+    )
+  }
+
+  async #record(paymentId: string, answer: ProviderAnswer): Promise<void> {
+    const payment = this.#service.core.payments.get(paymentId)
+    // Only news is journaled: a settled payment stays as it is, a pending one stays pending.
+    if (payment === undefined || payment.status !== 'pending') return
+    if (answer.status === 'pending' && answer.providerReference === payment.providerReference)
+      return
+    await this.#service.submit({
+      type: 'updatePayment',
+      timestamp: this.#nowMs(),
+      paymentId,
+      status: answer.status,
+      providerReference: answer.providerReference,
+      ...(answer.failureReason === undefined ? {} : { failureReason: answer.failureReason }),
+    })
+  }
+}

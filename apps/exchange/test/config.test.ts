@@ -1,0 +1,24 @@
+// Server configuration: flags win over the environment, which wins over the defaults; a bad
+// value is a ConfigError naming the flag.
+import { describe, expect, it } from 'vitest'
+import { ConfigError, defaultConfig, parseConfig } from '../src/config.ts'
+
+describe('withdrawal confirmation delay', () => {
+  it('defaults to a few seconds, and comes from the flag or POLDER_WITHDRAWAL_DELAY_MS', () => {
+    expect(parseConfig([], {}).withdrawalDelayMs).toBe(defaultConfig.withdrawalDelayMs)
+    expect(defaultConfig.withdrawalDelayMs).toBe(6_000)
+    expect(parseConfig([], { POLDER_WITHDRAWAL_DELAY_MS: '250' }).withdrawalDelayMs).toBe(250)
+    expect(
+      parseConfig(['--withdrawal-delay-ms', '0'], { POLDER_WITHDRAWAL_DELAY_MS: '250' })
+        .withdrawalDelayMs,
+    ).toBe(0)
+  })
+
+  it('refuses what is not a whole number of milliseconds', () => {
+    for (const text of ['-1', '1.5', 'soon'])
+      expect(() => parseConfig([`--withdrawal-delay-ms=${text}`], {}), text).toThrow(ConfigError)
+    expect(() => parseConfig([], { POLDER_WITHDRAWAL_DELAY_MS: '-5' })).toThrow(
+      '--withdrawal-delay-ms must be a whole number from 0, got "-5"',
+    )
+  })
+})
