@@ -22,6 +22,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['tests/browser/**/*.test.ts', 'apps/*/test-browser/**/*.test.ts'],
+          globalSetup: ['tests/browser/site.setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,

@@ -24,7 +24,12 @@ const { values: flags } = parseArgs({
 })
 
 type ReadyUrl = { label: string; url: string; probe?: string }
-type Part = { name: string; workspace: string; args: string[] }
+type Part = {
+  name: string
+  workspace: string
+  /** Arguments, given the URLs the parts started before it reported. */
+  args: (ready: ReadonlyMap<string, ReadyUrl[]>) => string[]
+}
 
 // Every part of the product that `npm start` runs, in start order. A part whose workspace is
 // not in this checkout is skipped, so the list can name parts before they exist.
@@ -32,7 +37,7 @@ const parts: Part[] = [
   {
     name: 'exchange',
     workspace: 'apps/exchange',
-    args: [
+    args: () => [
       'src/main.ts',
       'serve',
       '--port',
@@ -43,7 +48,20 @@ const parts: Part[] = [
       flags.data,
     ],
   },
+  {
+    // The public site is built with a market snapshot from the exchange just started, then
+    // served with the host rules (per-language 404, redirects, security headers).
+    name: 'site',
+    workspace: 'apps/site',
+    args: (ready) => {
+      const api = ready.get('exchange')?.find((url) => url.label === 'Exchange REST API')
+      const exchange = api === undefined ? [] : ['--exchange', new URL(api.url).origin]
+      const port = flags.port === '0' ? '0' : String(Number(flags.port) + 1)
+      return ['scripts/site.ts', 'serve', '--port', port, '--host', flags.host, ...exchange]
+    },
+  },
 ]
+const ready = new Map<string, ReadyUrl[]>()
 
 const children: ChildProcess[] = []
 let stopping = false
@@ -72,9 +90,9 @@ function stopAll(exitCode: number): void {
 process.on('SIGINT', () => stopAll(0))
 process.on('SIGTERM', () => stopAll(0))
 
-function startPart(part: Part): Promise<ReadyUrl[]> {
+function startPart(part: Part, args: string[]): Promise<ReadyUrl[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, part.args, {
+    const child = spawn(process.execPath, args, {
       cwd: join(root, part.workspace),
       stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env, POLDER_SUPERVISED: '1' },
@@ -115,7 +133,8 @@ const shown: ReadyUrl[] = []
 try {
   for (const part of parts) {
     if (!existsSync(join(root, part.workspace, 'package.json'))) continue
-    const urls = await startPart(part)
+    const urls = await startPart(part, part.args(ready))
+    ready.set(part.name, urls)
     for (const url of urls) {
       if (await answers(url.probe ?? url.url)) shown.push(url)
       else console.error(`${part.name}: ${url.label} at ${url.url} did not answer; not listed.`)

@@ -1,0 +1,30 @@
+import react from '@astrojs/react'
+import { defineConfig } from 'astro/config'
+
+// Static output, one directory per page (every path ends with a slash, spec §2). The CSP meta
+// tag carries hashes of Astro's own scripts and styles, so no 'unsafe-inline' is needed; the
+// host adds the header-only policies (frame-ancestors, HSTS, nosniff): see host/.
+export default defineConfig({
+  site: process.env.POLDER_SITE_URL ?? 'https://polder.example',
+  output: 'static',
+  trailingSlash: 'always',
+  outDir: process.env.POLDER_SITE_OUT ?? './dist',
+  build: { format: 'directory', inlineStylesheets: 'never' },
+  integrations: [react()],
+  // Shiki's inline styles would need 'unsafe-inline'; content has no code blocks to highlight.
+  markdown: { syntaxHighlight: false },
+  security: {
+    csp: {
+      directives: [
+        "default-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+      ],
+    },
+  },
+  devToolbar: { enabled: false },
+  prefetch: false,
+})

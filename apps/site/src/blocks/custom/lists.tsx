@@ -1,0 +1,92 @@
+import { assets } from '@polder/catalogue'
+import type { ReactElement } from 'react'
+import { useSite } from '../../lib/context.tsx'
+import { Table } from './Table.tsx'
+
+/** The European Economic Area: the EU 27 plus Iceland, Liechtenstein and Norway. */
+export const eeaCountries = [
+  'AT',
+  'BE',
+  'BG',
+  'CY',
+  'CZ',
+  'DE',
+  'DK',
+  'EE',
+  'ES',
+  'FI',
+  'FR',
+  'GR',
+  'HR',
+  'HU',
+  'IE',
+  'IS',
+  'IT',
+  'LI',
+  'LT',
+  'LU',
+  'LV',
+  'MT',
+  'NL',
+  'NO',
+  'PL',
+  'PT',
+  'RO',
+  'SE',
+  'SI',
+  'SK',
+] as const
+
+export function CountriesTable(): ReactElement {
+  const { t, lang } = useSite()
+  const names = new Intl.DisplayNames([lang], { type: 'region' })
+  const collator = new Intl.Collator(lang)
+  const rows = eeaCountries
+    .map((code) => ({ code, name: names.of(code) ?? code }))
+    .sort((a, b) => collator.compare(a.name, b.name))
+  return (
+    <Table
+      caption={t('countries.caption')}
+      columns={[t('countries.country'), t('countries.available')]}
+      rows={rows.map((row) => ({
+        key: row.code,
+        cells: [row.name, row.code === 'BE' ? t('countries.belgium') : t('countries.availableYes')],
+      }))}
+    />
+  )
+}
+
+export function StatusTable(): ReactElement {
+  const { t, lang } = useSite()
+  const crypto = assets.filter((asset) => asset.category !== 'fiat')
+  const ok = crypto.filter(
+    (asset) => asset.depositStatus === 'OK' && asset.withdrawalStatus === 'OK',
+  )
+  // Assets with a problem first, so the table answers "is something wrong?" at a glance.
+  const ordered = [...crypto.filter((asset) => !ok.includes(asset)), ...ok]
+  return (
+    <>
+      <p className="status-summary">
+        {t('status.summary', { ok: ok.length, total: crypto.length })}
+      </p>
+      <Table
+        caption={t('status.caption')}
+        columns={[t('status.asset'), t('status.deposits'), t('status.withdrawals')]}
+        rows={ordered.map((asset) => ({
+          key: asset.slug,
+          cells: [
+            <a key="a" href={`/${lang}/${asset.slug}/`}>
+              {asset.name} <span className="symbol">{asset.symbol}</span>
+            </a>,
+            <span key="d" className={`status status-${asset.depositStatus.toLowerCase()}`}>
+              {t(`asset.status.${asset.depositStatus}`)}
+            </span>,
+            <span key="w" className={`status status-${asset.withdrawalStatus.toLowerCase()}`}>
+              {t(`asset.status.${asset.withdrawalStatus}`)}
+            </span>,
+          ],
+        }))}
+      />
+    </>
+  )
+}

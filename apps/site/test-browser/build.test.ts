@@ -1,0 +1,189 @@
+// The built site as a whole: every expected route exists in every language, no internal link is
+// broken, hreflang sets are reciprocal, titles are unique, content pages ship no JavaScript.
+// The expected routes are listed here from the catalogue and the spec, independently of the
+// site's own route table.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { assets } from '@polder/catalogue'
+import { beforeAll, describe, expect, inject, it } from 'vitest'
+import { affiliatePartners } from '../src/data/affiliates.ts'
+import './provided.ts'
+import { languages, newsWords, priceWords } from './specTables.ts'
+
+const fixedPages = [
+  'about',
+  'affiliates',
+  'blog',
+  'cookie-policy',
+  'cookie-settings',
+  'countries',
+  'developer-agreement',
+  'enterprise',
+  'fees',
+  'imprint',
+  'lending-risks',
+  'markets',
+  'press',
+  'privacy',
+  'responsible-disclosure',
+  'risk-disclosure',
+  'security',
+  'staking-risks',
+  'status',
+  'terms',
+  'trading-rules',
+  'dijkwerk',
+  'careers',
+  'complaints',
+  'maintenance',
+]
+const contentDir = join(import.meta.dirname, '..', 'content')
+
+function expectedPaths(): string[] {
+  const paths = ['/', '/404.html', '/500.html', '/sitemap.xml', '/robots.txt']
+  for (const lang of languages) {
+    paths.push(`/${lang}/`, `/${lang}/404/`)
+    for (const page of fixedPages) paths.push(`/${lang}/${page}/`)
+    for (const asset of assets.filter((candidate) => candidate.symbol !== 'EUR')) {
+      paths.push(
+        `/${lang}/${asset.slug}/`,
+        `/${lang}/${asset.slug}/${priceWords[lang]}/`,
+        `/${lang}/${asset.slug}/${newsWords[lang]}/`,
+        `/${lang}/buy/${asset.slug}/`,
+      )
+    }
+    for (const file of readdirSync(join(contentDir, 'blog', lang)))
+      paths.push(`/${lang}/blog/${file.replace(/\.md$/, '')}/`)
+    for (const partner of affiliatePartners) paths.push(`/${lang}/affiliate/${partner.slug}/`)
+  }
+  return paths
+}
+
+function fileOf(dir: string, path: string): string {
+  return join(dir, path.endsWith('/') ? `${path}index.html` : path)
+}
+
+function htmlFiles(dir: string, base = ''): string[] {
+  const found: string[] = []
+  for (const name of readdirSync(join(dir, base))) {
+    const relative = `${base}/${name}`
+    if (statSync(join(dir, relative)).isDirectory()) found.push(...htmlFiles(dir, relative))
+    else if (name.endsWith('.html')) found.push(relative)
+  }
+  return found
+}
+
+function pathOfFile(file: string): string {
+  return file.endsWith('/index.html') ? file.slice(0, -'index.html'.length) : file
+}
+
+let dir: string
+let pages: Map<string, string>
+
+beforeAll(() => {
+  dir = inject('siteDir')
+  pages = new Map(
+    htmlFiles(dir).map((file) => [pathOfFile(file), readFileSync(join(dir, file), 'utf8')]),
+  )
+})
+
+describe('the built site', () => {
+  it('has every expected route in every language', () => {
+    const missing = expectedPaths().filter((path) => !existsSync(fileOf(dir, path)))
+    expect(missing).toEqual([])
+    console.log(
+      `site: ${pages.size} HTML pages, built in ${inject('siteBuildSeconds').toFixed(1)} s (with the market snapshot)`,
+    )
+  })
+
+  it('has no broken internal link or asset reference', () => {
+    const broken: string[] = []
+    for (const [path, html] of pages)
+      for (const match of html.matchAll(/\s(?:href|src)="(\/[^"#?]*)[^"]*"/g)) {
+        const target = match[1]!
+        if (target.startsWith('//')) continue
+        if (!existsSync(fileOf(dir, target))) broken.push(`${path} → ${target}`)
+      }
+    expect(broken.slice(0, 20)).toEqual([])
+  })
+
+  it('gives every page <html lang>, a title, a description and, where indexable, a canonical', () => {
+    for (const [path, html] of pages) {
+      const lang = /^\/(de|en|es|fr|it|nl)\//.exec(path)?.[1] ?? 'en'
+      expect(html, path).toContain(`<html lang="${lang}"`)
+      expect(html, path).toMatch(/<title>[^<]{5,}<\/title>/)
+      expect(html, path).toMatch(/<meta name="description" content="[^"]{20,}"/)
+      expect((html.match(/<h1[\s>]/g) ?? []).length, path).toBe(1)
+    }
+  })
+
+  it('has a unique title per page within each language', () => {
+    const seen = new Map<string, string>()
+    const duplicates: string[] = []
+    for (const [path, html] of pages) {
+      if (path.endsWith('404/') || path.endsWith('.html')) continue
+      const lang = path.slice(1, 3)
+      const title = `${lang} ${/<title>([^<]*)<\/title>/.exec(html)?.[1] ?? ''}`
+      const other = seen.get(title)
+      if (other !== undefined) duplicates.push(`${title}: ${other} and ${path}`)
+      seen.set(title, path)
+    }
+    expect(duplicates.slice(0, 10)).toEqual([])
+  })
+
+  it('links every page to all six languages and x-default, and every set is reciprocal', () => {
+    const alternates = (html: string): string[] =>
+      [...html.matchAll(/<link rel="alternate" hreflang="([^"]+)" href="([^"]+)"/g)]
+        .map((m) => `${m[1]} ${new URL(m[2]!).pathname}`)
+        .sort()
+    let checked = 0
+    for (const [path, html] of pages) {
+      const own = alternates(html)
+      if (own.length === 0) continue
+      expect(own.filter((entry) => !entry.startsWith('x-default')).length, path).toBe(6)
+      expect(
+        own.some((entry) => entry.startsWith('x-default')),
+        path,
+      ).toBe(true)
+      expect(
+        own.some((entry) => entry.endsWith(` ${path}`)),
+        `${path} lists itself`,
+      ).toBe(true)
+      for (const entry of own) {
+        const target = entry.split(' ')[1]!
+        const targetHtml = pages.get(target)
+        expect(targetHtml, `${path} → ${target}`).toBeDefined()
+        expect(alternates(targetHtml!), `${target} lists the same set as ${path}`).toEqual(own)
+      }
+      checked += 1
+    }
+    expect(checked).toBeGreaterThan(4000)
+  })
+
+  it('ships no JavaScript on content pages: only the islands and the 404 pages’ redirect check', () => {
+    const withScript = [...pages]
+      .filter(([, html]) => /<script(?![^>]*application\/ld\+json)/.test(html))
+      .map(([path]) => path.replace(/^\/\w\w\//, '/{lang}/'))
+    expect([...new Set(withScript)].sort()).toEqual([
+      '/404.html',
+      '/{lang}/404/',
+      '/{lang}/cookie-settings/',
+      '/{lang}/markets/',
+    ])
+    expect(pages.get('/en/markets/')).toContain('client="visible"')
+  })
+
+  it('writes a sitemap with hreflang alternates and a robots.txt pointing at it', () => {
+    const sitemap = readFileSync(join(dir, 'sitemap.xml'), 'utf8')
+    expect(sitemap).toContain('/nl/bitcoin/koers/</loc>')
+    expect(sitemap).toContain('hreflang="x-default"')
+    expect(readFileSync(join(dir, 'robots.txt'), 'utf8')).toMatch(/Sitemap: .*\/sitemap\.xml/)
+  })
+
+  it('shows prices taken from the exchange, labelled with the time they were taken', () => {
+    const page = pages.get('/en/bitcoin/price/')!
+    expect(page).toMatch(/Prices as of/)
+    expect(page).toMatch(/<svg[^>]*role="img"[^>]*aria-label="Price chart of Bitcoin/)
+    expect(pages.get('/nl/bitcoin/koers/')).toMatch(/€\s?[\d.]+,\d\d/)
+  })
+})

@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs'
+import { assets } from '@polder/catalogue'
+import { locales } from '@polder/i18n'
+import { describe, expect, it } from 'vitest'
+import { nginxConfig, notFoundPage, redirects } from '../host/rules.ts'
+import { affiliatePartners } from '../src/data/affiliates.ts'
+import {
+  assetPageSlugs,
+  defaultPageSlugs,
+  legalPageSlugs,
+  newsWord,
+  normalisePath,
+  pageKeys,
+  pathOf,
+  priceWord,
+  routesFor,
+} from '../src/lib/routes.ts'
+import { newsWords, priceWords } from '../test-browser/specTables.ts'
+
+const routes = routesFor(pageKeys(['a-post']))
+
+describe('route table', () => {
+  it('has one page per asset of the catalogue (EUR excepted), with price, news and buy pages', () => {
+    expect(assetPageSlugs).toHaveLength(assets.length - 1)
+    for (const slug of [
+      '0x',
+      '1inch',
+      'aave',
+      'aavegotchi',
+      'bitcoin',
+      'ethereum',
+      'solana',
+      'zilliqa',
+    ])
+      expect(assetPageSlugs).toContain(slug)
+    expect(pathOf({ kind: 'price', slug: 'bitcoin' }, 'de')).toBe('/de/bitcoin/kurs/')
+    expect(pathOf({ kind: 'news', slug: 'bitcoin' }, 'es')).toBe('/es/bitcoin/noticias/')
+    expect(priceWord).toEqual(priceWords)
+    expect(newsWord).toEqual(newsWords)
+  })
+
+  it('gives every page a unique path that starts with /{lang}/ and ends with a slash, path = matchPath', () => {
+    const paths = routes.map((route) => route.path)
+    expect(new Set(paths).size).toBe(paths.length)
+    for (const route of routes) {
+      expect(route.path.startsWith(`/${route.lang}/`)).toBe(true)
+      expect(route.path.endsWith('/')).toBe(true)
+      expect(route.matchPath).toBe(route.path)
+    }
+  })
+
+  it('keeps asset slugs apart from the fixed pages', () => {
+    const fixed = new Set<string>([
+      ...defaultPageSlugs,
+      ...legalPageSlugs,
+      'blog',
+      'buy',
+      'affiliate',
+      'maintenance',
+      '404',
+    ])
+    expect(assetPageSlugs.filter((slug) => fixed.has(slug))).toEqual([])
+  })
+
+  it('lists 45 to 55 affiliate partners with unique slugs', () => {
+    expect(affiliatePartners.length).toBeGreaterThanOrEqual(45)
+    expect(affiliatePartners.length).toBeLessThanOrEqual(55)
+    expect(new Set(affiliatePartners.map((partner) => partner.slug)).size).toBe(
+      affiliatePartners.length,
+    )
+  })
+
+  it('builds every page in all six languages', () => {
+    for (const lang of locales)
+      expect(routes.filter((route) => route.lang === lang)).toHaveLength(routes.length / 6)
+  })
+
+  it('normalises paths as the spec says', () => {
+    expect(normalisePath('/en/fees')).toBe('/en/fees/')
+    expect(normalisePath('/')).toBe('/')
+    expect(normalisePath('/404.html')).toBe('/404.html')
+    expect(normalisePath('/sitemap.xml')).toBe('/sitemap.xml')
+    expect(normalisePath('/en/terms.pdf')).toBe('/en/terms.pdf')
+  })
+})
+
+describe('host rules', () => {
+  it('serve misses under /{lang}/ with that language’s 404 page', () => {
+    expect(notFoundPage('/nl/does-not-exist/')).toBe('/nl/404/index.html')
+    expect(notFoundPage('/de/')).toBe('/de/404/index.html')
+    expect(notFoundPage('/pt/x/')).toBe('/404.html')
+    expect(notFoundPage('/english/')).toBe('/404.html')
+  })
+
+  it('redirect only paths that are not pages, to paths that are', () => {
+    const paths = new Set(routes.map((route) => route.path))
+    for (const rule of redirects()) {
+      expect(paths.has(rule.from), rule.from).toBe(false)
+      expect(paths.has(rule.to), rule.to).toBe(true)
+    }
+  })
+
+  it('ship as an nginx snippet generated from the same rules', () => {
+    expect(readFileSync(new URL('../host/nginx.conf', import.meta.url), 'utf8')).toBe(nginxConfig())
+  })
+})
