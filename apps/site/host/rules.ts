@@ -37,10 +37,16 @@ export const securityHeaders: Readonly<Record<string, string>> = {
 
 const languagePrefix = new RegExp(`^/(${locales.join('|')})(/|$)`)
 
-/** The one host rule: a miss under /{lang}/ gets that language's 404 page, anything else /404.html. */
+/** The page of a server error, for every path. */
+export const serverErrorPage = '/500.html'
+
+/**
+ * The one host rule: a miss under /{lang}/ is answered with status 404 and that language's 404
+ * page (/{lang}/404.html, spec §2), anything else with /404.html.
+ */
 export function notFoundPage(path: string): string {
   const match = languagePrefix.exec(path)
-  return match === null ? '/404.html' : `/${match[1]}/404/index.html`
+  return match === null ? '/404.html' : `/${match[1]}/404.html`
 }
 
 /** Paths end with a slash except the root and files ending in .html, .xml, .pdf (and assets). */
@@ -66,13 +72,16 @@ export function nginxConfig(): string {
     '# Paths without a trailing slash (and without a file extension) get one.',
     'rewrite ^(.*/[^/.]+)$ $1/ permanent;',
     '',
-    "# Misses: the language's own 404 page under /{lang}/, the root 404.html elsewhere.",
+    "# Misses answer 404 with the language's own 404 page under /{lang}/, the root 404.html",
+    '# elsewhere; server errors answer with /500.html. No try_files falls back to a page: that',
+    '# would answer a miss with 200. A location that sets error_page inherits none from the',
+    '# server, so each language location repeats the 500 rule.',
     ...locales.map(
       (lang) =>
-        `location /${lang}/ { try_files $uri $uri/ /${lang}/404/index.html =404; error_page 404 /${lang}/404/index.html; }`,
+        `location /${lang}/ { try_files $uri $uri/ =404; error_page 404 ${notFoundPage(`/${lang}/`)}; error_page 500 502 503 504 ${serverErrorPage}; }`,
     ),
-    'error_page 404 /404.html;',
-    'error_page 500 502 503 504 /500.html;',
+    `error_page 404 ${notFoundPage('/')};`,
+    `error_page 500 502 503 504 ${serverErrorPage};`,
     '',
   ]
   return lines.join('\n')

@@ -42,7 +42,7 @@ const contentDir = join(import.meta.dirname, '..', 'content')
 function expectedPaths(): string[] {
   const paths = ['/', '/404.html', '/500.html', '/sitemap.xml', '/robots.txt']
   for (const lang of languages) {
-    paths.push(`/${lang}/`, `/${lang}/404/`)
+    paths.push(`/${lang}/`, `/${lang}/404/`, `/${lang}/404.html`)
     for (const page of fixedPages) paths.push(`/${lang}/${page}/`)
     for (const asset of assets.filter((candidate) => candidate.symbol !== 'EUR')) {
       paths.push(
@@ -166,6 +166,7 @@ describe('the built site', () => {
       .map(([path]) => path.replace(/^\/\w\w\//, '/{lang}/'))
     expect([...new Set(withScript)].sort()).toEqual([
       '/404.html',
+      '/{lang}/404.html',
       '/{lang}/404/',
       '/{lang}/cookie-settings/',
       '/{lang}/markets/',

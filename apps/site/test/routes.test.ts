@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs'
 import { assets } from '@polder/catalogue'
 import { locales } from '@polder/i18n'
 import { describe, expect, it } from 'vitest'
-import { nginxConfig, notFoundPage, redirects } from '../host/rules.ts'
+import { redirects } from '../host/rules.ts'
 import { affiliatePartners } from '../src/data/affiliates.ts'
 import {
   assetPageSlugs,
@@ -85,22 +84,11 @@ describe('route table', () => {
 })
 
 describe('host rules', () => {
-  it('serve misses under /{lang}/ with that language’s 404 page', () => {
-    expect(notFoundPage('/nl/does-not-exist/')).toBe('/nl/404/index.html')
-    expect(notFoundPage('/de/')).toBe('/de/404/index.html')
-    expect(notFoundPage('/pt/x/')).toBe('/404.html')
-    expect(notFoundPage('/english/')).toBe('/404.html')
-  })
-
   it('redirect only paths that are not pages, to paths that are', () => {
     const paths = new Set(routes.map((route) => route.path))
     for (const rule of redirects()) {
       expect(paths.has(rule.from), rule.from).toBe(false)
       expect(paths.has(rule.to), rule.to).toBe(true)
     }
-  })
-
-  it('ship as an nginx snippet generated from the same rules', () => {
-    expect(readFileSync(new URL('../host/nginx.conf', import.meta.url), 'utf8')).toBe(nginxConfig())
   })
 })
