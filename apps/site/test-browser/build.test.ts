@@ -181,9 +181,22 @@ describe('the built site', () => {
     expect(readFileSync(join(dir, 'robots.txt'), 'utf8')).toMatch(/Sitemap: .*\/sitemap\.xml/)
   })
 
+  it('labels every build-time price with the time it was taken', () => {
+    // Blocks that show prices: price figures, the markets table, the top-5 table, asset lists.
+    const priceMarkers = /class="(?:price|asset-price|markets-table)"|custom-top5MarketsTable/
+    const unlabelled = [...pages]
+      .filter(([, html]) => priceMarkers.test(html) && !html.includes('class="as-of"'))
+      .map(([path]) => path)
+    expect(unlabelled.slice(0, 10)).toEqual([])
+    for (const lang of languages)
+      for (const path of [`/${lang}/`, `/${lang}/markets/`])
+        expect(pages.get(path), path).toMatch(/<p class="as-of">[^<]*\d{4}/)
+  })
+
   it('shows prices taken from the exchange, labelled with the time they were taken', () => {
     const page = pages.get('/en/bitcoin/price/')!
     expect(page).toMatch(/Prices as of/)
+    expect(pages.get('/en/markets/')).toMatch(/Prices as of/)
     expect(page).toMatch(/<svg[^>]*role="img"[^>]*aria-label="Price chart of Bitcoin/)
     expect(pages.get('/nl/bitcoin/koers/')).toMatch(/€\s?[\d.]+,\d\d/)
   })

@@ -276,7 +276,7 @@ export function BlockView({ block, island }: { block: Block; island?: ReactNode 
     case 'priceChart':
       return <PriceChartBlock symbol={block.symbol} name={block.name} />
     case 'assetList':
-      return <AssetList title={block.title} slugs={block.slugs} />
+      return <AssetList title={block.title} slugs={block.slugs} asOf={block.asOf === true} />
     case 'brands':
       return (
         <Section title={block.title} className="brands">

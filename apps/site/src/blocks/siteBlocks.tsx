@@ -162,9 +162,11 @@ export function PriceChartBlock({ symbol, name }: { symbol: string; name: string
 export function AssetList({
   title,
   slugs,
+  asOf = false,
 }: {
   title: string
   slugs: string[]
+  asOf?: boolean
 }): ReactElement | null {
   const { lang } = useSite()
   if (slugs.length === 0) return null
@@ -189,6 +191,7 @@ export function AssetList({
           )
         })}
       </ul>
+      {asOf ? <AsOf /> : null}
     </section>
   )
 }

@@ -52,4 +52,10 @@ export type Block =
   | { type: 'assetNav'; slug: string }
   | { type: 'priceFigures'; symbol: string; name: string }
   | { type: 'priceChart'; symbol: string; name: string }
-  | { type: 'assetList'; title: string; slugs: string[] }
+  | {
+      type: 'assetList'
+      title: string
+      slugs: string[]
+      /** Label the prices with their time, on pages without another price block that does. */
+      asOf?: boolean
+    }

@@ -699,7 +699,13 @@ function newsView(ctx: SiteContext, content: ContentIndex, slug: string): View {
     blocks.push({ type: 'richText', html: `<p>${escapeHtml(t('news.none', names))}</p>` })
     blocks.push({ type: 'postList', posts: postsOf(content, lang).slice(0, 5).map(summary) })
   }
-  blocks.push({ type: 'assetList', title: t('markets.popular'), slugs: popularSlugs(slug) })
+  // The news page's only prices are in this list, so it says when they were taken.
+  blocks.push({
+    type: 'assetList',
+    title: t('markets.popular'),
+    slugs: popularSlugs(slug),
+    asOf: true,
+  })
   return {
     template: 'news',
     title: t('news.title', names),

@@ -1,6 +1,7 @@
 // The custom components of spec §2, chosen by name from page data.
 
 import type { ReactElement, ReactNode } from 'react'
+import { AsOf } from '../siteBlocks.tsx'
 import type { CustomComponent } from '../types.ts'
 import { AboutFacts, CustomerReviews } from './company.tsx'
 import { CountriesTable, StatusTable } from './lists.tsx'
@@ -38,8 +39,15 @@ export function CustomBlock({
       return <CountriesTable />
     case 'statusTable':
       return <StatusTable />
-    // Interactive: the route file hydrates these as islands and hands them in as `island`.
+    // Interactive: the route file hydrates these as islands and hands them in as `island`. The
+    // markets table's build-time prices carry their time, rendered here where the site context is.
     case 'marketsTable':
+      return (
+        <>
+          {island}
+          <AsOf />
+        </>
+      )
     case 'cookieSettings':
       return <>{island}</>
   }

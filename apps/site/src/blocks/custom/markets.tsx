@@ -4,31 +4,35 @@ import { Change } from '../../components/Change.tsx'
 import { Sparkline } from '../../components/Sparkline.tsx'
 import { useSite } from '../../lib/context.tsx'
 import { topMarkets } from '../../lib/marketRows.ts'
+import { AsOf } from '../siteBlocks.tsx'
 import { Table } from './Table.tsx'
 
 export function Top5MarketsTable(): ReactElement {
   const { t, lang } = useSite()
   return (
-    <Table
-      caption={t('home.top5.title')}
-      columns={[
-        t('markets.table.asset'),
-        t('markets.table.price'),
-        t('markets.table.change'),
-        t('markets.table.chart'),
-      ]}
-      numeric={[1, 2]}
-      rows={topMarkets(5).map((row) => ({
-        key: row.slug,
-        cells: [
-          <a key="a" href={`/${lang}/${row.slug}/`}>
-            {row.name} <span className="symbol">{row.symbol}</span>
-          </a>,
-          row.last === null ? t('price.noData') : formatEur(lang, row.last),
-          <Change key="c" value={row.change24h} empty="–" />,
-          <Sparkline key="s" prices={row.miniChart} />,
-        ],
-      }))}
-    />
+    <>
+      <Table
+        caption={t('home.top5.title')}
+        columns={[
+          t('markets.table.asset'),
+          t('markets.table.price'),
+          t('markets.table.change'),
+          t('markets.table.chart'),
+        ]}
+        numeric={[1, 2]}
+        rows={topMarkets(5).map((row) => ({
+          key: row.slug,
+          cells: [
+            <a key="a" href={`/${lang}/${row.slug}/`}>
+              {row.name} <span className="symbol">{row.symbol}</span>
+            </a>,
+            row.last === null ? t('price.noData') : formatEur(lang, row.last),
+            <Change key="c" value={row.change24h} empty="–" />,
+            <Sparkline key="s" prices={row.miniChart} />,
+          ],
+        }))}
+      />
+      <AsOf />
+    </>
   )
 }
