@@ -1,7 +1,7 @@
 // The built site as a whole: every expected route exists in every language, no internal link is
-// broken, hreflang sets are reciprocal, titles are unique, content pages ship no JavaScript.
-// The expected routes are listed here from the catalogue and the spec, independently of the
-// site's own route table.
+// broken, hreflang sets are reciprocal, titles and descriptions are unique, content pages ship no
+// JavaScript, build-time prices say when they were taken. The expected routes are listed here
+// from the catalogue and the spec, independently of the site's own route table.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { assets } from '@polder/catalogue'
@@ -117,16 +117,23 @@ describe('the built site', () => {
     }
   })
 
-  it('has a unique title per page within each language', () => {
-    const seen = new Map<string, string>()
+  it('has a unique title and a unique description per page within each language', () => {
+    // Pages outside the languages (/, /404.html, /500.html) form their own group. The one file
+    // left out is /{lang}/404.html: a copy of /{lang}/404/, the same page under the spec's name.
     const duplicates: string[] = []
-    for (const [path, html] of pages) {
-      if (path.endsWith('404/') || path.endsWith('.html')) continue
-      const lang = path.slice(1, 3)
-      const title = `${lang} ${/<title>([^<]*)<\/title>/.exec(html)?.[1] ?? ''}`
-      const other = seen.get(title)
-      if (other !== undefined) duplicates.push(`${title}: ${other} and ${path}`)
-      seen.set(title, path)
+    for (const [field, pattern] of [
+      ['title', /<title>([^<]*)<\/title>/],
+      ['description', /<meta name="description" content="([^"]*)"/],
+    ] as const) {
+      const seen = new Map<string, string>()
+      for (const [path, html] of pages) {
+        if (/^\/\w\w\/404\.html$/.test(path)) continue
+        const group = /^\/(de|en|es|fr|it|nl)\//.exec(path)?.[1] ?? 'root'
+        const key = `${group} ${pattern.exec(html)?.[1] ?? ''}`
+        const other = seen.get(key)
+        if (other !== undefined) duplicates.push(`${field} ${key}: ${other} and ${path}`)
+        seen.set(key, path)
+      }
     }
     expect(duplicates.slice(0, 10)).toEqual([])
   })

@@ -33,10 +33,13 @@ describe('site data', () => {
     }
   })
 
-  it('has a label for every blog topic and a post in every topic, in every language', () => {
+  it('has a label and a description for every blog topic and a post in every topic, in every language', () => {
     for (const lang of locales) {
       const catalogue = messages(lang)
-      for (const topic of blogTopics) expect(catalogue[`blog.topic.${topic}`], lang).toBeTruthy()
+      for (const topic of blogTopics) {
+        expect(catalogue[`blog.topic.${topic}`], lang).toBeTruthy()
+        expect(catalogue[`blog.topicDescription.${topic}`], lang).toBeTruthy()
+      }
       const used = new Set(
         readdirSync(new URL(`blog/${lang}/`, contentDir)).map(
           (file) =>

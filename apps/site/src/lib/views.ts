@@ -857,7 +857,8 @@ function blogListView(
   return {
     template: 'blogList',
     title: topicName === undefined ? t('blog.title') : t('blog.topicTitle', { topic: topicName }),
-    description: t('blog.description'),
+    description:
+      key.topic === undefined ? t('blog.description') : t(`blog.topicDescription.${key.topic}`),
     crumbs:
       key.topic === undefined
         ? crumbs(ctx, listCrumb)
