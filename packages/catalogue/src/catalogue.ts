@@ -70,6 +70,13 @@ export function catalogueIssues(catalogue: Catalogue): string[] {
       if (!networkNames.has(name)) issues.push(`asset ${value.slug}: unknown network ${name}`)
     }
   }
+  for (const value of catalogue.assets) {
+    if (value.category !== 'fiat' && value.supply === undefined)
+      issues.push(`asset ${value.slug}: no supply`)
+    if (value.category === 'fiat' && value.supply !== undefined)
+      issues.push(`asset ${value.slug}: a fiat currency has no supply here`)
+  }
+  issues.push(...networkIssues(catalogue))
   if (!catalogue.assets.some((value) => value.symbol === quoteAsset)) {
     issues.push(`the quote asset ${quoteAsset} is missing`)
   }
@@ -95,6 +102,36 @@ export function catalogueIssues(catalogue: Catalogue): string[] {
 export function assertValidCatalogue(catalogue: Catalogue): void {
   const issues = catalogueIssues(catalogue)
   if (issues.length > 0) throw new CatalogueError(issues)
+}
+
+/**
+ * The networks' references: native assets exist and live on their network, rollups settle on a
+ * listed network, and every network a crypto-asset uses has sustainability figures (a token
+ * inherits those of the network that hosts it).
+ */
+function networkIssues(catalogue: Catalogue): string[] {
+  const issues: string[] = []
+  const byName = new Map(catalogue.networks.map((value) => [value.name, value]))
+  const bySymbol = new Map(catalogue.assets.map((value) => [value.symbol, value]))
+  for (const value of catalogue.networks) {
+    for (const symbol of value.nativeAssets ?? []) {
+      const native = bySymbol.get(symbol)
+      if (native === undefined) issues.push(`network ${value.name}: unknown native asset ${symbol}`)
+      else if (!native.networks.includes(value.name))
+        issues.push(`network ${value.name}: native asset ${symbol} is not on it`)
+    }
+    if (value.settlesOn !== undefined && !byName.has(value.settlesOn))
+      issues.push(`network ${value.name}: settles on unknown network ${value.settlesOn}`)
+  }
+  for (const value of catalogue.assets) {
+    if (value.category === 'fiat') continue
+    for (const name of value.networks) {
+      const host = byName.get(name)
+      if (host !== undefined && host.sustainability === undefined)
+        issues.push(`asset ${value.slug}: network ${name} has no sustainability figures`)
+    }
+  }
+  return issues
 }
 
 function duplicates(values: readonly string[]): string[] {

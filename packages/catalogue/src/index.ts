@@ -7,6 +7,7 @@ import { deriveMarkets, marketOverrides } from './markets.ts'
 import { networks as networkData } from './networks.ts'
 import type { Asset, Market, Network } from './schema.ts'
 
+export { supplyAsOf } from './asset-data/supply.ts'
 export { type BrandFacts, brandFacts } from './brandFacts.ts'
 export { assertValidCatalogue, type Catalogue, catalogueIssues } from './catalogue.ts'
 export {
@@ -70,8 +71,12 @@ export {
   orderTypes,
   positiveDecimalString,
   type Staking,
+  type Supply,
+  type Sustainability,
   staking as stakingSchema,
   stakingYieldPercentPerYearMax,
+  supply as supplySchema,
+  sustainability as sustainabilitySchema,
   type TransferStatus,
   transferStatus,
   volatilityPercentPerDayMax,
@@ -111,6 +116,26 @@ export function marketById(id: string): Market | undefined {
 
 export function networkByName(name: string): Network | undefined {
   return networksByName.get(name)
+}
+
+/** One network an asset lives on, and whether the asset is a token that the network hosts. */
+export interface AssetNetwork {
+  readonly network: Network
+  /**
+   * True when the asset is not the network's own coin: a token inherits the network's consensus
+   * mechanism and its sustainability figures (MiCA asks for them per crypto-asset).
+   */
+  readonly hostedToken: boolean
+}
+
+/** The networks of an asset, in its own order, each with its host relation. */
+export function assetNetworks(asset: Asset): AssetNetwork[] {
+  return asset.networks.map((name) => {
+    const network = networksByName.get(name)
+    // assertValidCatalogue has checked every network name of the catalogue's own assets.
+    if (network === undefined) throw new RangeError(`asset ${asset.slug}: unknown network ${name}`)
+    return { network, hostedToken: !(network.nativeAssets ?? []).includes(asset.symbol) }
+  })
 }
 
 /** Shared by every importer: nobody may change the catalogue at run time. */

@@ -90,12 +90,70 @@ export const assetSymbol = z
   .string()
   .regex(/^[A-Z0-9]{1,16}$/, { error: 'expected an upper-case asset symbol' })
 
-export const network = z.strictObject({
-  name: z.string().min(1).max(40),
-  consensusFamily,
-  /** The consensus mechanism in one phrase, for the MiCA facts on the asset page. */
-  consensus: z.string().min(1).max(120),
+/** A calendar day, YYYY-MM-DD. */
+export const isoDate = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, {
+  error: 'expected a date YYYY-MM-DD',
 })
+
+/**
+ * MiCA sustainability indicators of a network's consensus mechanism (Regulation (EU) 2023/1114
+ * Art. 66(5); Commission Delegated Regulation (EU) 2025/422): energy use for every crypto-asset,
+ * renewable share and scope 1 and 2 emissions beside it. Published figures or estimates from
+ * them, always with their source and the date they describe. Floats are fine here: these are
+ * approximate indicators shown rounded, never amounts of money.
+ */
+export const sustainability = z.strictObject({
+  /** Electricity the consensus mechanism uses in a year, in kWh. */
+  energyKwhPerYear: z.number().positive().max(1e15),
+  /** Share of that electricity from renewable sources, in percent. */
+  renewableEnergyPercent: z.number().positive().max(100),
+  /** Scope 1 and 2 greenhouse-gas emissions of that electricity, tonnes CO2-equivalent a year. */
+  ghgEmissionsTco2ePerYear: z.number().positive().max(1e10),
+  /** Who published the figures, or what the estimate is based on. */
+  source: z.string().min(10).max(200),
+  /** The day the figures describe. */
+  asOf: isoDate,
+})
+export type Sustainability = z.infer<typeof sustainability>
+
+export const network = z
+  .strictObject({
+    name: z.string().min(1).max(40),
+    consensusFamily,
+    /** The consensus mechanism in one English phrase (the site shows consensusFamily, translated). */
+    consensus: z.string().min(1).max(120),
+    /**
+     * The protocol's own name, the same in every language ('Gasper', 'SHA-256', 'CometBFT'); the
+     * site shows it after the translated family.
+     */
+    consensusProtocol: z.string().min(1).max(80).optional(),
+    /** Rollups only: the network their transactions are settled on. */
+    settlesOn: z.string().min(1).max(40).optional(),
+    /**
+     * The catalogue's assets that are this network's own coin (gas, staking or the rollup's own
+     * token). Every other asset on the network is a token hosted by it and inherits its figures.
+     */
+    nativeAssets: z.array(assetSymbol).max(4).optional(),
+    /** Required for every blockchain; absent only when consensusFamily is 'not-applicable'. */
+    sustainability: sustainability.optional(),
+  })
+  .superRefine((value, context) => {
+    const applicable = value.consensusFamily !== 'not-applicable'
+    if (applicable !== (value.sustainability !== undefined)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['sustainability'],
+        message: 'sustainability figures are required for a blockchain, and only for one',
+      })
+    }
+    if ((value.consensusFamily === 'rollup') !== (value.settlesOn !== undefined)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['settlesOn'],
+        message: 'a rollup names the network it settles on, and only a rollup does',
+      })
+    }
+  })
 export type Network = z.infer<typeof network>
 
 export const staking = z.strictObject({
@@ -108,6 +166,17 @@ export const staking = z.strictObject({
   ),
 })
 export type Staking = z.infer<typeof staking>
+
+/**
+ * Supply in whole units of the asset (approximate, as of the dataset's `supplyAsOf`).
+ * `max` is null where the protocol sets no cap: inflationary coins and stablecoins issued on
+ * demand.
+ */
+export const supply = z.strictObject({
+  circulating: positiveDecimalString,
+  max: positiveDecimalString.nullable(),
+})
+export type Supply = z.infer<typeof supply>
 
 export const asset = z
   .strictObject({
@@ -138,6 +207,8 @@ export const asset = z
     /** Standard deviation of the simulator's daily log return, in percent. */
     volatilityPercentPerDay: z.number().min(0).max(volatilityPercentPerDayMax),
     launchYear: z.int().min(1999).max(2026).optional(),
+    /** Every crypto-asset has one (a whole-catalogue rule); EUR has none. */
+    supply: supply.optional(),
   })
   .superRefine((value, context) => {
     const bothOk = value.depositStatus === 'OK' && value.withdrawalStatus === 'OK'
@@ -175,6 +246,19 @@ export const asset = z
         code: 'custom',
         path: ['staking'],
         message: 'a delisted asset cannot be eligible for staking',
+      })
+    }
+    const { supply: amounts } = value
+    if (
+      amounts?.max != null &&
+      canonicalDecimalPattern.test(amounts.circulating) &&
+      canonicalDecimalPattern.test(amounts.max) &&
+      compareDecimals(amounts.circulating, amounts.max) > 0
+    ) {
+      context.addIssue({
+        code: 'custom',
+        path: ['supply', 'circulating'],
+        message: 'circulating supply above the maximum supply',
       })
     }
     if ((value.category === 'fiat') !== (value.symbol === 'EUR')) {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { assetSupply } from '../src/asset-data/supply.ts'
 import {
   type Asset,
   assetBySlug,
   assetBySymbol,
+  assetNetworks,
   assetSchema,
   assets,
   CatalogueError,
@@ -12,10 +14,12 @@ import {
   marketById,
   marketSchema,
   markets,
+  type Network,
   networkByName,
   networkSchema,
   networks,
   stakingYieldPercentPerYearMax,
+  supplyAsOf,
 } from '../src/index.ts'
 
 // The slugs the spec names (§2 "Asset slugs"), which the public site's routes depend on.
@@ -217,6 +221,134 @@ describe('fees, minimums and reference data', () => {
   })
 })
 
+describe('supply (the asset facts of the public site)', () => {
+  it('is dated: one as-of day for the whole dataset', () => {
+    expect(supplyAsOf).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+    expect(Number.isNaN(Date.parse(supplyAsOf))).toBe(false)
+  })
+
+  it('is given for every crypto-asset and for no fiat currency', () => {
+    for (const value of cryptoAssets) expect(value.supply, value.slug).toBeDefined()
+    expect(assetBySymbol('EUR')?.supply).toBeUndefined()
+  })
+
+  it('has no entry for a slug the catalogue does not list', () => {
+    const slugs = new Set(assets.map((value) => value.slug))
+    expect(Object.keys(assetSupply).filter((slug) => !slugs.has(slug))).toEqual([])
+  })
+
+  it('keeps the circulating supply within the maximum, when there is one', () => {
+    for (const value of cryptoAssets) {
+      const { circulating, max } = value.supply!
+      expect(compareDecimals(circulating, '0'), value.slug).toBe(1)
+      if (max !== null) expect(compareDecimals(circulating, max), value.slug).toBeLessThanOrEqual(0)
+    }
+  })
+
+  it('caps the coins with a fixed schedule and leaves inflationary ones and stablecoins open', () => {
+    expect(assetBySymbol('BTC')?.supply?.max).toBe('21000000')
+    expect(assetBySymbol('LTC')?.supply?.max).toBe('84000000')
+    for (const symbol of ['ETH', 'DOGE', 'SOL', 'USDT', 'USDC', 'EURC', 'DAI'])
+      expect(assetBySymbol(symbol)?.supply?.max, symbol).toBeNull()
+  })
+
+  it('is refused when circulating exceeds the maximum', () => {
+    const bitcoin = assetBySymbol('BTC')!
+    const broken = { ...bitcoin, supply: { circulating: '22000000', max: '21000000' } }
+    expect(assetSchema.safeParse(broken).error?.issues.map((issue) => issue.message)).toEqual([
+      'circulating supply above the maximum supply',
+    ])
+  })
+})
+
+describe('MiCA sustainability indicators per network', () => {
+  const used = new Set(cryptoAssets.flatMap((value) => value.networks))
+  const blockchains = networks.filter((value) => used.has(value.name))
+
+  it('gives every network a crypto-asset uses its figures', () => {
+    expect(blockchains.filter((value) => value.sustainability === undefined)).toEqual([])
+  })
+
+  it('has only positive, finite numbers and a renewable share of at most 100%', () => {
+    for (const { name, sustainability } of blockchains) {
+      const figures = sustainability!
+      for (const number of [
+        figures.energyKwhPerYear,
+        figures.renewableEnergyPercent,
+        figures.ghgEmissionsTco2ePerYear,
+      ]) {
+        expect(Number.isFinite(number) && number > 0, name).toBe(true)
+      }
+      expect(figures.renewableEnergyPercent, name).toBeLessThanOrEqual(100)
+    }
+  })
+
+  it('names a source and the date of every figure', () => {
+    for (const { name, sustainability } of blockchains) {
+      expect(sustainability!.source.length, name).toBeGreaterThanOrEqual(10)
+      expect(Date.parse(sustainability!.asOf), name).not.toBeNaN()
+    }
+  })
+
+  it('keeps the orders of magnitude of published estimates', () => {
+    const energy = (name: string) => networkByName(name)!.sustainability!.energyKwhPerYear
+    // Bitcoin about 150-180 TWh, Ethereum after the Merge about 0.0026 TWh, Solana a few GWh.
+    expect(energy('Bitcoin')).toBeGreaterThanOrEqual(150e9)
+    expect(energy('Bitcoin')).toBeLessThanOrEqual(180e9)
+    expect(energy('Ethereum')).toBeGreaterThan(1e6)
+    expect(energy('Ethereum')).toBeLessThan(5e6)
+    expect(energy('Solana')).toBeGreaterThan(1e6)
+    expect(energy('Solana')).toBeLessThan(10e6)
+    for (const value of blockchains.filter((item) => item.consensusFamily === 'proof-of-work'))
+      expect(value.sustainability!.energyKwhPerYear, value.name).toBeGreaterThan(energy('Ethereum'))
+  })
+
+  it('has none for SEPA, which is not a blockchain', () => {
+    expect(networkByName('SEPA')).toMatchObject({ consensusFamily: 'not-applicable' })
+    expect(networkByName('SEPA')?.sustainability).toBeUndefined()
+  })
+
+  it('names the settlement network of every rollup, and only of rollups', () => {
+    for (const value of networks) {
+      if (value.consensusFamily === 'rollup')
+        expect(networkByName(value.settlesOn ?? '')?.name, value.name).toBe(value.settlesOn)
+      else expect(value.settlesOn, value.name).toBeUndefined()
+    }
+  })
+})
+
+describe('tokens inherit the figures of their host network', () => {
+  it('resolves the host mapping: native coins live on their network', () => {
+    for (const value of networks)
+      for (const symbol of value.nativeAssets ?? [])
+        expect(assetBySymbol(symbol)?.networks, `${value.name} ${symbol}`).toContain(value.name)
+  })
+
+  it('marks a network’s own coin as native and everything else on it as a hosted token', () => {
+    const hosted = (symbol: string) =>
+      assetNetworks(assetBySymbol(symbol)!).map((entry) => [entry.network.name, entry.hostedToken])
+    expect(hosted('ETH')).toEqual([['Ethereum', false]])
+    expect(hosted('BTC')).toEqual([['Bitcoin', false]])
+    expect(hosted('USDT')).toEqual([['Ethereum', true]])
+    expect(hosted('BONK')).toEqual([['Solana', true]])
+    expect(hosted('ARB')).toEqual([['Arbitrum One', false]])
+    expect(hosted('GMX')).toEqual([['Arbitrum One', true]])
+    expect(hosted('TFUEL')).toEqual([['Theta', false]])
+  })
+
+  it('gives every crypto-asset, native or token, a host with figures', () => {
+    for (const value of cryptoAssets)
+      for (const entry of assetNetworks(value))
+        expect(entry.network.sustainability, `${value.slug} on ${entry.network.name}`).toBeDefined()
+  })
+
+  it('lists every chain’s own coin where the catalogue has it', () => {
+    // A layer-1 asset whose network carries its name is that network's coin, not a token.
+    for (const symbol of ['ADA', 'DOT', 'SOL', 'XRP', 'TRX', 'TON', 'AVAX', 'KAS', 'DOGE'])
+      expect(assetNetworks(assetBySymbol(symbol)!)[0]!.hostedToken, symbol).toBe(false)
+  })
+})
+
 describe('lookups', () => {
   it('finds assets by symbol and slug, markets by id', () => {
     expect(assetBySymbol('BTC')?.slug).toBe('bitcoin')
@@ -289,6 +421,16 @@ describe('catalogueIssues finds broken data', () => {
       "asset bitcoin.withdrawalFee: more decimals than the asset's 8",
     ],
     [
+      'a crypto-asset without supply',
+      (list: Asset[]) =>
+        list.map((value) => {
+          if (value !== bitcoin) return value
+          const { supply: _supply, ...rest } = value
+          return rest
+        }),
+      'asset bitcoin: no supply',
+    ],
+    [
       'an asset without a market',
       (list: Asset[]) => [
         ...list.slice(0, 3),
@@ -299,6 +441,33 @@ describe('catalogueIssues finds broken data', () => {
     ],
   ])('%s', (_name, change, issue) => {
     expect(check(change)).toContain(issue)
+  })
+
+  it.each([
+    [
+      'a blockchain without figures',
+      (list: Network[]) =>
+        list.map((value) =>
+          value.name === 'Bitcoin' ? { ...value, sustainability: undefined } : value,
+        ),
+      'network Bitcoin.sustainability: sustainability figures are required for a blockchain, and only for one',
+    ],
+    [
+      'a native asset that is not on its network',
+      (list: Network[]) =>
+        list.map((value) =>
+          value.name === 'Solana' ? { ...value, nativeAssets: ['BTC'] } : value,
+        ),
+      'network Solana: native asset BTC is not on it',
+    ],
+    [
+      'a rollup settling on an unknown network',
+      (list: Network[]) =>
+        list.map((value) => (value.name === 'Base' ? { ...value, settlesOn: 'Nowhere' } : value)),
+      'network Base: settles on unknown network Nowhere',
+    ],
+  ])('%s', (_name, change, issue) => {
+    expect(catalogueIssues({ assets, markets, networks: change([...networks]) })).toContain(issue)
   })
 
   it('throws a CatalogueError listing every issue', () => {
