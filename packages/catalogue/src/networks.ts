@@ -7,9 +7,9 @@ import type { Network, Sustainability } from './schema.ts'
 // general public knowledge of each project, as of 2025; sentences are our own.
 //
 // The sustainability figures are ESTIMATES, rounded, for the twelve months to `figuresAsOf`.
-// Only Bitcoin's come directly from a published index; the others apply the published method
-// named in `source` to the network's size (validators, nodes, hash rate), so they give the order
-// of magnitude, not a measurement. Renewable share and emissions follow from the energy figure
+// Only Bitcoin's come from a published index; the others apply a published study or a simple
+// model (`method`) to the network's size (validators, nodes, hash rate), with the publications
+// they rest on in `source`, so they give the order of magnitude, not a measurement. Renewable share and emissions follow from the energy figure
 // and an electricity mix: the world average for validator networks (Ember, Global Electricity
 // Review 2025: about 32% renewable, 473 g CO2 per kWh in 2024) and the mining mix surveyed by
 // Cambridge for proof-of-work (about 43% renewable, 0.29 kg CO2e per kWh). Tokens carry no
@@ -34,34 +34,38 @@ const worldMix: EnergyMix = { renewablePercent: 32, tco2ePerKwh: 0.000473 }
 /** Bitcoin miners' surveyed mix (Cambridge Digital Mining Industry Report, 2025). */
 const miningMix: EnergyMix = { renewablePercent: 43, tco2ePerKwh: 0.00029 }
 
-const ccriEthereum =
-  'Polder estimate after CCRI, The Merge: Implications on the electricity consumption and carbon footprint of the Ethereum network (2022)'
-const ccriPos =
-  'Polder estimate after CCRI, Energy efficiency and carbon footprint of PoS blockchain protocols (2022), scaled to 2026 node counts'
-const nodeModel =
-  'Polder estimate: validator and full-node count × typical server power; world electricity mix (Ember 2025)'
-const hashModel =
-  'Polder estimate: network hash rate × efficiency of current mining hardware; mining electricity mix (Cambridge 2025)'
-const mergedScrypt =
-  'Polder estimate: Scrypt hash rate × miner efficiency, split evenly between Litecoin and Dogecoin (merged mining); mining mix (Cambridge 2025)'
-const storageModel =
-  'Polder estimate: storage providers’ sealing and storage hardware for the network’s committed capacity; world electricity mix (Ember 2025)'
-const rollupModel =
-  'Polder estimate: sequencer, prover and node operation plus the share of Ethereum’s consensus used by the posted data; world mix (Ember 2025)'
+/** The sources behind each method, by their own names. */
+type Basis = { method: Sustainability['method']; source: string }
+const ember = 'Ember, Global Electricity Review 2025'
+const cambridgeMining = 'Cambridge Digital Mining Industry Report 2025'
+const ccriEthereum: Basis = {
+  method: 'scaledStudy',
+  source: `CCRI, The Merge: Implications on the electricity consumption and carbon footprint of the Ethereum network (2022); ${ember}`,
+}
+const ccriPos: Basis = {
+  method: 'scaledStudy',
+  source: `CCRI, Energy efficiency and carbon footprint of PoS blockchain protocols (2022); ${ember}`,
+}
+const nodeModel: Basis = { method: 'nodeCount', source: ember }
+const hashModel: Basis = { method: 'hashRate', source: cambridgeMining }
+const mergedScrypt: Basis = { method: 'mergedMining', source: cambridgeMining }
+const storageModel: Basis = { method: 'storage', source: ember }
+const rollupModel: Basis = { method: 'rollup', source: `CCRI (2022); ${ember}` }
 
 /** Two significant digits: these are estimates, not measurements. */
 const rounded = (value: number): number => Number(value.toPrecision(2))
 
 function figures(
   energyKwhPerYear: number,
-  source: string,
+  basis: Basis,
   mix: EnergyMix = worldMix,
 ): Sustainability {
   return {
     energyKwhPerYear,
     renewableEnergyPercent: mix.renewablePercent,
     ghgEmissionsTco2ePerYear: rounded(energyKwhPerYear * mix.tco2ePerKwh),
-    source,
+    method: basis.method,
+    source: basis.source,
     asOf: figuresAsOf,
   }
 }
@@ -71,8 +75,8 @@ const bitcoinFigures: Sustainability = {
   energyKwhPerYear: 175_000_000_000,
   renewableEnergyPercent: 43,
   ghgEmissionsTco2ePerYear: 51_000_000,
-  source:
-    'Cambridge Bitcoin Electricity Consumption Index (CBECI) and Cambridge Digital Mining Industry Report (2025), Polder estimate',
+  method: 'publishedIndex',
+  source: `Cambridge Bitcoin Electricity Consumption Index (CBECI); ${cambridgeMining}`,
   asOf: figuresAsOf,
 }
 

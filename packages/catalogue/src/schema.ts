@@ -96,6 +96,24 @@ export const isoDate = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3
 })
 
 /**
+ * How a network's sustainability figures were obtained, so the site can say it in each language:
+ * a published index; a published study scaled to today's network; or a Polder estimate from the
+ * number of validators and nodes, the hash rate (merged mining split between the chains), the
+ * storage hardware, or a rollup's operation plus its share of the settlement layer.
+ */
+export const sustainabilityMethods = [
+  'publishedIndex',
+  'scaledStudy',
+  'nodeCount',
+  'hashRate',
+  'mergedMining',
+  'storage',
+  'rollup',
+] as const
+export const sustainabilityMethod = z.enum(sustainabilityMethods)
+export type SustainabilityMethod = z.infer<typeof sustainabilityMethod>
+
+/**
  * MiCA sustainability indicators of a network's consensus mechanism (Regulation (EU) 2023/1114
  * Art. 66(5); Commission Delegated Regulation (EU) 2025/422): energy use for every crypto-asset,
  * renewable share and scope 1 and 2 emissions beside it. Published figures or estimates from
@@ -109,8 +127,10 @@ export const sustainability = z.strictObject({
   renewableEnergyPercent: z.number().positive().max(100),
   /** Scope 1 and 2 greenhouse-gas emissions of that electricity, tonnes CO2-equivalent a year. */
   ghgEmissionsTco2ePerYear: z.number().positive().max(1e10),
-  /** Who published the figures, or what the estimate is based on. */
-  source: z.string().min(10).max(200),
+  /** How the figures were obtained. */
+  method: sustainabilityMethod,
+  /** The publications and data behind them, by their own names (not translated). */
+  source: z.string().min(4).max(200),
   /** The day the figures describe. */
   asOf: isoDate,
 })

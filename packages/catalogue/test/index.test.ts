@@ -64,6 +64,7 @@ describe('public entry', () => {
         "stakingYieldPercentPerYearMax",
         "supplyAsOf",
         "supplySchema",
+        "sustainabilityMethods",
         "sustainabilitySchema",
         "toUnits",
         "transferStatus",
