@@ -4,6 +4,7 @@ import { locales } from '@polder/i18n'
 import { describe, expect, it } from 'vitest'
 import { affiliatePartners } from '../src/data/affiliates.ts'
 import { blogTopics } from '../src/data/blogTopics.ts'
+import { eeaCountries, localSiteCountries } from '../src/data/countries.ts'
 import { popularAssetSlugs, popularityRank } from '../src/data/popular.ts'
 
 const contentDir = new URL('../content/', import.meta.url)
@@ -19,6 +20,12 @@ describe('site data', () => {
     expect(new Set(popularAssetSlugs).size).toBe(popularAssetSlugs.length)
     expect(popularityRank(popularAssetSlugs[0]!)).toBe(0)
     expect(popularityRank('not-listed')).toBe(popularAssetSlugs.length)
+  })
+
+  it('serves through a local site only countries of the EEA, each once', () => {
+    expect(new Set(eeaCountries).size).toBe(30)
+    expect(localSiteCountries.filter((code) => !eeaCountries.includes(code))).toEqual([])
+    expect(new Set(localSiteCountries).size).toBe(localSiteCountries.length)
   })
 
   it('gives every affiliate a URL-safe slug and a kind with words in all six languages', () => {

@@ -1,5 +1,20 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { accountLimits, brandFacts, minOrderInQuoteAsset } from '@polder/catalogue'
+import { catalogues, formatEurInText, locales, translator } from '@polder/i18n'
 import { describe, expect, it } from 'vitest'
 import { factValues, fillTokens, productFacts } from '../src/lib/facts.ts'
+
+const contentDir = new URL('../content/', import.meta.url)
+
+/** Every content file of a language, as [name, text]. */
+function contentFiles(lang: string): [string, string][] {
+  return ['blog', 'legal', 'assets'].flatMap((kind) =>
+    readdirSync(new URL(`${kind}/${lang}/`, contentDir)).map((file): [string, string] => [
+      `${kind}/${lang}/${file}`,
+      readFileSync(new URL(`${kind}/${lang}/${file}`, contentDir), 'utf8'),
+    ]),
+  )
+}
 
 describe('marketing figures', () => {
   it('are computed from the product’s own data where it can', () => {
@@ -15,6 +30,65 @@ describe('marketing figures', () => {
     expect(fillTokens('fees of at most {{maxTradingFee}}', 'de')).toMatch(/0,25\s%/)
     expect(fillTokens('{{reviewCount}} reviews', 'nl')).toBe('12.500 reviews')
     expect(factValues('en').companyName).toBe('Polder Exchange B.V.')
+  })
+
+  it('take the minimum order and the business limit from the catalogue', () => {
+    for (const lang of locales)
+      expect(factValues(lang).minOrder).toBe(formatEurInText(lang, minOrderInQuoteAsset))
+    expect(factValues('en').minOrder).toMatch(/^\d+(\.\d+)? euros$/)
+    const business = accountLimits.find((limits) => limits.level === 'business')!
+    expect(productFacts().businessDailyLimitEur).toBe(business.withdrawalDailyEur)
+    expect(fillTokens('{{vatNumber}}', 'fr')).toBe(brandFacts.vatNumber)
+  })
+
+  it('are never typed into messages or content: those carry placeholders and tokens', () => {
+    // Figures distinctive enough to recognise in text. Names (the central bank, the predecessor
+    // brand) and short percentages may legitimately appear in prose, so they are not searched.
+    const distinctive = [
+      'minOrder',
+      'businessDailyLimit',
+      'reviewCount',
+      'vatNumber',
+      'kvk',
+      'address',
+      'supportEmail',
+      'securityEmail',
+      'complaintsEmail',
+      'pressEmail',
+    ]
+    const plain = (text: string): string => text.replace(/[\u00a0\u202f]/g, ' ')
+    const typed: string[] = []
+    for (const lang of locales) {
+      const values = factValues(lang)
+      const texts: [string, string][] = [
+        ...Object.entries(catalogues[lang]).map(([key, text]): [string, string] => [
+          `${lang}.json ${key}`,
+          text,
+        ]),
+        ...contentFiles(lang),
+      ]
+      for (const name of distinctive) {
+        const value = plain(String(values[name]))
+        for (const [where, text] of texts)
+          if (plain(text).includes(value)) typed.push(`${where}: ${name} "${value}"`)
+      }
+    }
+    expect(typed).toEqual([])
+  })
+
+  it('claim a mobile app only as the brand facts say', () => {
+    for (const lang of locales) {
+      for (const [key, text] of Object.entries(catalogues[lang]))
+        if (/\b(iOS|Android)\b/.test(text))
+          expect(text, `${lang} ${key}`).toContain('{mobileApp, select,')
+      const t = translator(lang)
+      const text = (mobileApp: string) => t('home.features.app.text', { mobileApp })
+      expect(text('yes')).toMatch(/iOS/)
+      expect(text('no')).not.toMatch(/iOS|Android/)
+      expect(t('home.features.app.text', factValues(lang))).toBe(
+        text(brandFacts.mobileApp ? 'yes' : 'no'),
+      )
+    }
   })
 
   it('refuse an unknown token rather than print it', () => {

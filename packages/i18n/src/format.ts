@@ -46,6 +46,22 @@ export function formatEur(locale: Locale, value: Numeric): string {
   return formatExact(numberFormat(localeTags[locale], options), value)
 }
 
+/**
+ * An amount of euros for running text, the currency written as a word and cents only when there
+ * are any: en "5 euros", de "5 Euro", nl "5 euro", "5.50 euros".
+ */
+export function formatEurInText(locale: Locale, value: Numeric): string {
+  return formatExact(
+    numberFormat(localeTags[locale], {
+      style: 'currency',
+      currency: 'EUR',
+      currencyDisplay: 'name',
+      trailingZeroDisplay: 'stripIfInteger',
+    }),
+    value,
+  )
+}
+
 /** A large euro figure in compact form: en "€1.2B", de "1,2 Mrd. €". */
 export function formatEurCompact(locale: Locale, value: Numeric): string {
   return formatExact(

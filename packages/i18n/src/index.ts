@@ -6,6 +6,7 @@ export {
   formatDateTime,
   formatEur,
   formatEurCompact,
+  formatEurInText,
   formatNumber,
   formatPercent,
   formatPercentChange,

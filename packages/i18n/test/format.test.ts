@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   formatDate,
   formatEur,
+  formatEurInText,
   formatPercent,
   formatPercentChange,
   isLocale,
@@ -30,6 +31,13 @@ describe('formatting in the page locale', () => {
     expect(plain(formatEur('de', '1234.56'))).toBe('1.234,56 €')
     expect(plain(formatEur('en', '1234.56'))).toBe('€1,234.56')
     expect(plain(formatEur('fr', '1234.56'))).toBe('1 234,56 €')
+  })
+
+  it('writes euro amounts in running text with the currency as a word', () => {
+    expect(plain(formatEurInText('en', '5'))).toBe('5 euros')
+    expect(plain(formatEurInText('de', '5'))).toBe('5 Euro')
+    expect(plain(formatEurInText('nl', '5000000'))).toBe('5.000.000 euro')
+    expect(plain(formatEurInText('fr', '5.5'))).toBe('5,50 euros')
   })
 
   it('keeps small prices readable and exact (decimal strings, no float rounding)', () => {

@@ -2,8 +2,16 @@
 // payment methods); the business facts come from the one brand-facts file. Pages and content
 // never type these numbers; they read them here.
 
-import { assets, brandFacts, feeTiers, paymentMethods } from '@polder/catalogue'
-import { formatNumber, formatPercent, type Locale } from '@polder/i18n'
+import {
+  accountLimits,
+  assets,
+  brandFacts,
+  compareDecimals,
+  feeTiers,
+  minOrderInQuoteAsset,
+  paymentMethods,
+} from '@polder/catalogue'
+import { formatEurInText, formatNumber, formatPercent, type Locale } from '@polder/i18n'
 import { assetPageSlugs } from './routes.ts'
 
 export type ProductFacts = {
@@ -13,6 +21,8 @@ export type ProductFacts = {
   paymentMethodCount: number
   /** Highest staking yield in percent a year. */
   maxStakingYieldPercent: number
+  /** What a business account may move a day (the lower of its deposit and withdrawal limits), EUR. */
+  businessDailyLimitEur: string
 }
 
 export function productFacts(): ProductFacts {
@@ -20,11 +30,16 @@ export function productFacts(): ProductFacts {
   const yields = assets
     .filter((asset) => asset.staking?.eligible === true)
     .map((asset) => Number(asset.staking?.yieldPercentPerYear ?? '0'))
+  const business = accountLimits.find((limits) => limits.level === 'business')
+  if (business === undefined) throw new Error('the catalogue has no business account limits')
   return {
     assetCount: assetPageSlugs.length,
     maxTradingFeePercent: Math.max(...fees) / 10_000,
     paymentMethodCount: paymentMethods.length,
     maxStakingYieldPercent: Math.max(...yields),
+    businessDailyLimitEur: [business.depositDailyEur, business.withdrawalDailyEur].sort(
+      compareDecimals,
+    )[0]!,
   }
 }
 
@@ -37,6 +52,11 @@ export function factValues(locale: Locale): Record<string, string | number> {
     maxTradingFee: formatPercent(locale, facts.maxTradingFeePercent),
     paymentMethodCount: facts.paymentMethodCount,
     maxStakingYield: formatPercent(locale, facts.maxStakingYieldPercent),
+    /** The smallest order of every market, e.g. "5 euros". */
+    minOrder: formatEurInText(locale, minOrderInQuoteAsset),
+    businessDailyLimit: formatEurInText(locale, facts.businessDailyLimitEur),
+    /** For ICU selects: `{mobileApp, select, yes {…} other {…}}`. */
+    mobileApp: brandFacts.mobileApp ? 'yes' : 'no',
     users: brandFacts.usersMin,
     launchYear: String(brandFacts.launchYear),
     rating: brandFacts.rating.score,
@@ -51,6 +71,7 @@ export function factValues(locale: Locale): Record<string, string | number> {
     pressEmail: brandFacts.emails.press,
     address: `${address.street}, ${address.postcode} ${address.city}`,
     kvk: brandFacts.registrations.chamberOfCommerce.number,
+    vatNumber: brandFacts.vatNumber,
     centralBank: brandFacts.registrations.centralBank.name,
     chamber: brandFacts.registrations.chamberOfCommerce.name,
   }

@@ -16,10 +16,13 @@ import type { Block, Item } from '../blocks/types.ts'
 import type { Crumb } from '../components/Chrome.tsx'
 import { affiliatePartners } from '../data/affiliates.ts'
 import { blogTopics } from '../data/blogTopics.ts'
+import { localSiteCountries } from '../data/countries.ts'
+import { scheduledMaintenance } from '../data/maintenance.ts'
 import { popularAssetSlugs } from '../data/popular.ts'
 import { type BlogPost, type ContentIndex, type PostSummary, postsOf, summary } from './content.ts'
 import type { SiteContext } from './context.tsx'
 import { factValues, productFacts } from './facts.ts'
+import { maintenanceWindowText } from './maintenanceWindow.ts'
 import { type PageKey, pathOf, type Route } from './routes.ts'
 
 export type TemplateKind =
@@ -348,7 +351,16 @@ function defaultView(ctx: SiteContext, key: Extract<PageKey, { kind: 'default' }
       return simplePage(ctx, key, t('countries.title'), t('countries.description'), [
         { type: 'pageHeading', title: t('countries.heading'), intro: t('countries.intro') },
         { type: 'custom', component: 'countriesTable' },
-        { type: 'disclaimer', title: t('disclaimer.title'), text: t('disclaimer.belgium') },
+        // The Belgian regulator's warning, for as long as Belgium is served through its own site.
+        ...(localSiteCountries.includes('BE')
+          ? [
+              {
+                type: 'disclaimer',
+                title: t('disclaimer.title'),
+                text: t('disclaimer.belgium'),
+              } satisfies Block,
+            ]
+          : []),
       ])
     case 'dijkwerk': {
       const brand = brandFacts.predecessorBrand
@@ -408,7 +420,10 @@ function defaultView(ctx: SiteContext, key: Extract<PageKey, { kind: 'default' }
             {
               icon: 'BarChart2Icon',
               title: t('enterprise.features.limits.title'),
-              text: t('enterprise.features.limits.text', { limit: formatEur(lang, '5000000') }),
+              // The business level's daily limits in the catalogue's account limits.
+              text: t('enterprise.features.limits.text', {
+                limit: String(values.businessDailyLimit),
+              }),
             },
             ...items(ctx, 'enterprise.features', [
               ['reporting', 'ClipboardCheckIcon'],
@@ -923,15 +938,9 @@ function blogPosting(post: BlogPost, siteUrl: string): object {
 function maintenanceView(ctx: SiteContext, content: ContentIndex): View {
   const { t, lang } = ctx
   const key: PageKey = { kind: 'maintenance' }
-  const date = new Date(Date.UTC(2026, 10, 30))
-  const when = {
-    date: new Intl.DateTimeFormat(lang, { dateStyle: 'full', timeZone: 'UTC' }).format(date),
-    from: '02:00',
-    until: '04:00',
-  }
-  const announcement = content.posts.some(
-    (post) => post.slug === 'scheduled-maintenance-november-30-2026',
-  )
+  const when = maintenanceWindowText(lang)
+  const announcementSlug = scheduledMaintenance.announcementSlug
+  const announcement = content.posts.some((post) => post.slug === announcementSlug)
   return {
     template: 'default',
     title: t('maintenance.title'),
@@ -946,7 +955,7 @@ function maintenanceView(ctx: SiteContext, content: ContentIndex): View {
         html:
           `<p>${escapeHtml(t('maintenance.text', when))}</p>` +
           (announcement
-            ? `<p><a href="${pathOf({ kind: 'blog', slug: 'scheduled-maintenance-november-30-2026' }, lang)}">${escapeHtml(t('maintenance.more'))}</a></p>`
+            ? `<p><a href="${pathOf({ kind: 'blog', slug: announcementSlug }, lang)}">${escapeHtml(t('maintenance.more'))}</a></p>`
             : ''),
       },
       {

@@ -1,46 +1,14 @@
 import { assets } from '@polder/catalogue'
+import { localeTags } from '@polder/i18n'
 import type { ReactElement } from 'react'
+import { eeaCountries, localSiteCountries } from '../../data/countries.ts'
 import { useSite } from '../../lib/context.tsx'
 import { Table } from './Table.tsx'
 
-/** The European Economic Area: the EU 27 plus Iceland, Liechtenstein and Norway. */
-export const eeaCountries = [
-  'AT',
-  'BE',
-  'BG',
-  'CY',
-  'CZ',
-  'DE',
-  'DK',
-  'EE',
-  'ES',
-  'FI',
-  'FR',
-  'GR',
-  'HR',
-  'HU',
-  'IE',
-  'IS',
-  'IT',
-  'LI',
-  'LT',
-  'LU',
-  'LV',
-  'MT',
-  'NL',
-  'NO',
-  'PL',
-  'PT',
-  'RO',
-  'SE',
-  'SI',
-  'SK',
-] as const
-
 export function CountriesTable(): ReactElement {
   const { t, lang } = useSite()
-  const names = new Intl.DisplayNames([lang], { type: 'region' })
-  const collator = new Intl.Collator(lang)
+  const names = new Intl.DisplayNames([localeTags[lang]], { type: 'region' })
+  const collator = new Intl.Collator(localeTags[lang])
   const rows = eeaCountries
     .map((code) => ({ code, name: names.of(code) ?? code }))
     .sort((a, b) => collator.compare(a.name, b.name))
@@ -50,7 +18,12 @@ export function CountriesTable(): ReactElement {
       columns={[t('countries.country'), t('countries.available')]}
       rows={rows.map((row) => ({
         key: row.code,
-        cells: [row.name, row.code === 'BE' ? t('countries.belgium') : t('countries.availableYes')],
+        cells: [
+          row.name,
+          localSiteCountries.includes(row.code)
+            ? t('countries.localSite', { country: row.name })
+            : t('countries.availableYes'),
+        ],
       }))}
     />
   )
