@@ -181,6 +181,19 @@ describe('the built site', () => {
     expect(pages.get('/en/markets/')).toContain('client="visible"')
   })
 
+  it('has no doubled full stop in any text a reader sees', () => {
+    const doubled = /(?<!\.)\.\.(?!\.)/
+    const found: string[] = []
+    for (const [path, html] of pages) {
+      const body = html.replace(/<(script|style)\b[\s\S]*?<\/\1>/g, '')
+      for (const match of body.matchAll(/>([^<]+)</g))
+        if (doubled.test(match[1]!)) found.push(`${path}: ${match[1]!.trim().slice(0, 80)}`)
+      const title = /<title>([^<]*)<\/title>/.exec(html)?.[1] ?? ''
+      if (doubled.test(title)) found.push(`${path} <title>: ${title}`)
+    }
+    expect(found.slice(0, 10)).toEqual([])
+  })
+
   it('writes a sitemap with hreflang alternates and a robots.txt pointing at it', () => {
     const sitemap = readFileSync(join(dir, 'sitemap.xml'), 'utf8')
     expect(sitemap).toContain('/nl/bitcoin/koers/</loc>')

@@ -91,6 +91,31 @@ describe('marketing figures', () => {
     }
   })
 
+  it('fill messages and content without a doubled full stop (a name ending in one, then a stop)', () => {
+    const doubled = /(?<!\.)\.\.(?!\.)/
+    const found: string[] = []
+    for (const lang of locales) {
+      const t = translator(lang)
+      const values = { ...factValues(lang), year: '2026' }
+      for (const key of Object.keys(catalogues[lang])) {
+        let text: string
+        try {
+          text = t(key as Parameters<typeof t>[0], values)
+        } catch {
+          continue // needs values only a page has (asset names, dates); the build test sees those
+        }
+        if (doubled.test(text)) found.push(`${lang} ${key}: ${text}`)
+      }
+      for (const [file, text] of contentFiles(lang)) {
+        const filled = fillTokens(text, lang)
+        const match = doubled.exec(filled)
+        if (match !== null)
+          found.push(`${file}: …${filled.slice(Math.max(0, match.index - 40), match.index + 4)}`)
+      }
+    }
+    expect(found).toEqual([])
+  })
+
   it('refuse an unknown token rather than print it', () => {
     expect(() => fillTokens('{{nope}}', 'en')).toThrow(/unknown content token/)
   })
