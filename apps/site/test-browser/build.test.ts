@@ -4,58 +4,14 @@
 // from the catalogue and the spec, independently of the site's own route table.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { assets } from '@polder/catalogue'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
-import { affiliatePartners } from '../src/data/affiliates.ts'
+import { expectedPagePaths } from './expectedPages.ts'
 import './provided.ts'
-import { languages, newsWords, priceWords } from './specTables.ts'
-
-const fixedPages = [
-  'about',
-  'affiliates',
-  'blog',
-  'cookie-policy',
-  'cookie-settings',
-  'countries',
-  'developer-agreement',
-  'enterprise',
-  'fees',
-  'imprint',
-  'lending-risks',
-  'markets',
-  'press',
-  'privacy',
-  'responsible-disclosure',
-  'risk-disclosure',
-  'security',
-  'staking-risks',
-  'status',
-  'terms',
-  'trading-rules',
-  'dijkwerk',
-  'careers',
-  'complaints',
-  'maintenance',
-]
-const contentDir = join(import.meta.dirname, '..', 'content')
+import { languages } from './specTables.ts'
 
 function expectedPaths(): string[] {
   const paths = ['/', '/404.html', '/500.html', '/sitemap.xml', '/robots.txt']
-  for (const lang of languages) {
-    paths.push(`/${lang}/`, `/${lang}/404/`, `/${lang}/404.html`)
-    for (const page of fixedPages) paths.push(`/${lang}/${page}/`)
-    for (const asset of assets.filter((candidate) => candidate.symbol !== 'EUR')) {
-      paths.push(
-        `/${lang}/${asset.slug}/`,
-        `/${lang}/${asset.slug}/${priceWords[lang]}/`,
-        `/${lang}/${asset.slug}/${newsWords[lang]}/`,
-        `/${lang}/buy/${asset.slug}/`,
-      )
-    }
-    for (const file of readdirSync(join(contentDir, 'blog', lang)))
-      paths.push(`/${lang}/blog/${file.replace(/\.md$/, '')}/`)
-    for (const partner of affiliatePartners) paths.push(`/${lang}/affiliate/${partner.slug}/`)
-  }
+  for (const lang of languages) paths.push(...expectedPagePaths(lang), `/${lang}/404.html`)
   return paths
 }
 

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs'
 import { assets } from '@polder/catalogue'
 import { locales } from '@polder/i18n'
 import { describe, expect, it } from 'vitest'
@@ -14,9 +15,13 @@ import {
   priceWord,
   routesFor,
 } from '../src/lib/routes.ts'
+import { expectedPagePaths } from '../test-browser/expectedPages.ts'
 import { newsWords, priceWords } from '../test-browser/specTables.ts'
 
-const routes = routesFor(pageKeys(['a-post']))
+const blogSlugs = readdirSync(new URL('../content/blog/en/', import.meta.url)).map((file) =>
+  file.replace(/\.md$/, ''),
+)
+const routes = routesFor(pageKeys(blogSlugs))
 
 describe('route table', () => {
   it('has one page per asset of the catalogue (EUR excepted), with price, news and buy pages', () => {
@@ -69,9 +74,19 @@ describe('route table', () => {
     )
   })
 
-  it('builds every page in all six languages', () => {
-    for (const lang of locales)
-      expect(routes.filter((route) => route.lang === lang)).toHaveLength(routes.length / 6)
+  it('has exactly the pages of each language listed from the catalogue, the content and the spec', () => {
+    for (const lang of locales) {
+      const paths = routes.filter((route) => route.lang === lang).map((route) => route.path)
+      const expected = expectedPagePaths(lang)
+      expect(
+        {
+          missing: expected.filter((path) => !paths.includes(path)),
+          unexpected: paths.filter((path) => !expected.includes(path)),
+        },
+        lang,
+      ).toEqual({ missing: [], unexpected: [] })
+      expect(paths).toHaveLength(expected.length)
+    }
   })
 
   it('normalises paths as the spec says', () => {
