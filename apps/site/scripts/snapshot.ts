@@ -7,8 +7,11 @@ import { parseArgs } from 'node:util'
 import { createWebApiClient } from '@polder/client'
 import type { MarketSnapshot } from '../src/lib/marketData.ts'
 
+/** The site's exchange client timeout (spec §9: "site exchange client 6000 ms"). */
+export const siteExchangeTimeoutMs = 6_000
+
 export async function takeSnapshot(exchangeUrl: string): Promise<MarketSnapshot> {
-  const api = createWebApiClient({ baseUrl: exchangeUrl, timeoutMs: 10_000 })
+  const api = createWebApiClient({ baseUrl: exchangeUrl, timeoutMs: siteExchangeTimeoutMs })
   const takenAt = new Date().toISOString()
   const list = await api.getMarketsData({ miniChart: true, theme: 'light' })
   const snapshot: MarketSnapshot = { takenAt, source: 'exchange', markets: {} }

@@ -6,6 +6,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { expectedPagePaths } from './expectedPages.ts'
+
+const contentDir = join(import.meta.dirname, '..', 'content')
+
 import './provided.ts'
 import { languages } from './specTables.ts'
 
@@ -71,6 +74,39 @@ describe('the built site', () => {
       expect(html, path).toMatch(/<meta name="description" content="[^"]{20,}"/)
       expect((html.match(/<h1[\s>]/g) ?? []).length, path).toBe(1)
     }
+  })
+
+  it('gives every page Open Graph tags: an absolute image that exists, a URL only where there is one', () => {
+    const problems: string[] = []
+    for (const [path, html] of pages) {
+      const image = /<meta property="og:image" content="([^"]+)"/.exec(html)?.[1]
+      if (image === undefined || !/^https?:\/\//.test(image))
+        problems.push(`${path}: og:image ${image}`)
+      else if (!existsSync(fileOf(dir, new URL(image).pathname)))
+        problems.push(`${path}: ${image} is not in the build`)
+      if (/<meta property="og:url" content=""/.test(html)) problems.push(`${path}: empty og:url`)
+    }
+    expect(problems.slice(0, 10)).toEqual([])
+    for (const root of ['/404.html', '/500.html']) expect(pages.get(root)).not.toContain('og:url')
+    expect(pages.get('/en/markets/')).toContain('<meta property="og:url" content="http')
+  })
+
+  it('dates every blog post as an article, with the date of its front matter', () => {
+    let posts = 0
+    for (const lang of languages)
+      for (const file of readdirSync(join(contentDir, 'blog', lang))) {
+        const date = /^date:\s*(\S+)/m.exec(
+          readFileSync(join(contentDir, 'blog', lang, file), 'utf8'),
+        )
+        const html = pages.get(`/${lang}/blog/${file.replace(/\.md$/, '')}/`) ?? ''
+        expect(html, file).toContain('<meta property="og:type" content="article"')
+        expect(html, file).toContain(
+          `<meta property="article:published_time" content="${date?.[1]}"`,
+        )
+        posts += 1
+      }
+    expect(posts).toBeGreaterThanOrEqual(24 * 6)
+    expect(pages.get('/en/terms/')).not.toContain('article:published_time')
   })
 
   it('has a unique title and a unique description per page within each language', () => {
@@ -148,6 +184,17 @@ describe('the built site', () => {
       if (doubled.test(title)) found.push(`${path} <title>: ${title}`)
     }
     expect(found.slice(0, 10)).toEqual([])
+  })
+
+  it('never repeats a section’s heading as its table’s caption', () => {
+    const repeated: string[] = []
+    for (const [path, html] of pages)
+      for (const section of html.matchAll(/<section\b[\s\S]*?<\/section>/g)) {
+        const heading = /<h2[^>]*>([^<]*)<\/h2>/.exec(section[0])?.[1]
+        const caption = /<caption>([^<]*)<\/caption>/.exec(section[0])?.[1]
+        if (heading !== undefined && heading === caption) repeated.push(`${path}: ${heading}`)
+      }
+    expect(repeated.slice(0, 10)).toEqual([])
   })
 
   it('writes a sitemap with hreflang alternates and a robots.txt pointing at it', () => {

@@ -1,5 +1,5 @@
-// The blog's topics: one filter page each (`/{lang}/blog/{topic}/`), and the only values a post's
-// front matter may name (content.config.ts rejects any other at build).
+// The blog's topics: one filter page each (`/{lang}/blog/topic/{topic}/`), and the only values a
+// post's front matter may name (content.config.ts rejects any other at build).
 
 export const blogTopics = [
   'listings',

@@ -6,14 +6,22 @@ import { defaultLocale, type Locale, locales, localeTags, translator } from '@po
 import { isIndexable, pathOf, type Route } from './routes.ts'
 import type { View } from './views.ts'
 
+/** The Open Graph card every page shares (public/og-card.png, made by scripts/ogCard.ts). */
+export const ogCard = { path: '/og-card.png', width: 1200, height: 630 } as const
+
 export type Head = {
   lang: Locale
   title: string
   description: string
+  /** Absolute URL of the page; '' for pages that have none (the root 404 and 500 pages). */
   canonical: string
   alternates: { hreflang: string; href: string }[]
   ogLocale: string
   ogType: 'website' | 'article'
+  /** Absolute URL of the Open Graph image. */
+  ogImage: string
+  /** For articles: the day they were published (YYYY-MM-DD), as article:published_time. */
+  publishedTime?: string
   indexable: boolean
   jsonLd: object[]
 }
@@ -71,6 +79,10 @@ export function headFor(route: Route, view: View, siteUrl: string): Head {
     alternates: indexable ? alternatesOf(route, siteUrl) : [],
     ogLocale: localeTags[route.lang].replace('-', '_'),
     ogType: view.ogType,
+    ogImage: absolute(siteUrl, ogCard.path),
+    ...(view.ogType === 'article' && view.article !== undefined
+      ? { publishedTime: view.article.published }
+      : {}),
     indexable,
     jsonLd,
   }

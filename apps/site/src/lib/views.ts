@@ -386,13 +386,8 @@ function defaultView(ctx: SiteContext, key: Extract<PageKey, { kind: 'default' }
             html: `<p>${escapeHtml(t('predecessor.what.text'))}</p>`,
           },
           {
-            type: 'richText',
-            title: t('predecessor.login.title', names),
-            html: `<p>${escapeHtml(t('predecessor.login.text', names))}</p>`,
-          },
-          {
             type: 'callToAction',
-            title: t('nav.login'),
+            title: t('predecessor.login.title', names),
             text: t('predecessor.login.text', names),
             cta: { label: t('cta.login'), href: `${ctx.tradeUrl}/login` },
           },

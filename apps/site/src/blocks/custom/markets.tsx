@@ -9,10 +9,12 @@ import { Table } from './Table.tsx'
 
 export function Top5MarketsTable(): ReactElement {
   const { t, lang } = useSite()
+  const rows = topMarkets(5)
   return (
     <>
       <Table
-        caption={t('home.top5.title')}
+        // Not the section's heading again: the caption says what the rows are.
+        caption={t('home.top5.caption', { count: rows.length })}
         columns={[
           t('markets.table.asset'),
           t('markets.table.price'),
@@ -20,7 +22,7 @@ export function Top5MarketsTable(): ReactElement {
           t('markets.table.chart'),
         ]}
         numeric={[1, 2]}
-        rows={topMarkets(5).map((row) => ({
+        rows={rows.map((row) => ({
           key: row.slug,
           cells: [
             <a key="a" href={`/${lang}/${row.slug}/`}>
