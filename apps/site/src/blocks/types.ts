@@ -1,5 +1,6 @@
-// The page-building blocks of spec §2, as data. Page definitions (src/pages-data) compose them;
-// <Blocks> renders them. Texts are already translated when a block is built.
+// The page-building blocks of spec §2, as data. src/lib/views.ts composes them for each route (one
+// view builder per template kind); <Blocks> renders them. Texts are already translated when a
+// block is built.
 
 import type { IconName } from '../components/Icon.tsx'
 import type { BlogTopic } from '../data/blogTopics.ts'
