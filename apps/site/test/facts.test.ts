@@ -120,14 +120,3 @@ describe('marketing figures', () => {
     expect(() => fillTokens('{{nope}}', 'en')).toThrow(/unknown content token/)
   })
 })
-
-describe('MiCA sustainability indicator', () => {
-  it('classes consensus mechanisms by energy use', async () => {
-    const { energyClass } = await import('../src/lib/views.ts')
-    expect(energyClass('Proof of work (SHA-256)')).toBe('high')
-    expect(energyClass('Tree-Graph proof of work with proof-of-stake finality')).toBe('high')
-    expect(energyClass('Nominated proof of stake (BABE, GRANDPA)')).toBe('low')
-    expect(energyClass('Layer-2 rollup settled on Ethereum')).toBe('inherited')
-    expect(energyClass('')).toBe('notApplicable')
-  })
-})

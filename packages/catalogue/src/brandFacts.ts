@@ -16,6 +16,7 @@ export const brandFacts = {
   rating: { score: 8.4, outOf: 10, reviewsMin: 12_500 },
   mobileApp: true,
   registrations: {
+    // The register's English name; the site shows it translated (message about.facts.register).
     centralBank: { name: 'De Nederlandsche Bank', register: 'Crypto service provider register' },
     chamberOfCommerce: { name: 'Kamer van Koophandel', number: '71234567' },
   },

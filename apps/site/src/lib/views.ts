@@ -2,7 +2,7 @@
 // are composed here from the spec's blocks; texts come from the message catalogues (figures
 // through placeholders filled from the catalogue and the brand facts) and from content/.
 
-import { assets, brandFacts, markets, minOrderInQuoteAsset, networks } from '@polder/catalogue'
+import { assets, brandFacts, markets, minOrderInQuoteAsset } from '@polder/catalogue'
 import {
   formatDate,
   formatEur,
@@ -19,6 +19,8 @@ import { blogTopics } from '../data/blogTopics.ts'
 import { localSiteCountries } from '../data/countries.ts'
 import { scheduledMaintenance } from '../data/maintenance.ts'
 import { popularAssetSlugs } from '../data/popular.ts'
+import { consensusRow, relatedAssetSlugs, supplyRows, sustainabilityRows } from './assetFacts.ts'
+import { assetSummary } from './assetSummaries.ts'
 import { type BlogPost, type ContentIndex, type PostSummary, postsOf, summary } from './content.ts'
 import type { SiteContext } from './context.tsx'
 import { factValues, productFacts } from './facts.ts'
@@ -500,15 +502,9 @@ function assetNames(slug: string) {
   return { name: asset.name, symbol: asset.symbol }
 }
 
+/** Same category, largest market size first (reference price × circulating supply). */
 function relatedSlugs(slug: string): string[] {
-  const asset = assetOf(slug)
-  return assets
-    .filter(
-      (other) =>
-        other.slug !== slug && other.category === asset.category && other.category !== 'fiat',
-    )
-    .slice(0, 6)
-    .map((other) => other.slug)
+  return relatedAssetSlugs(slug, 6)
 }
 
 function popularSlugs(slug: string): string[] {
@@ -540,38 +536,21 @@ export function templatedAssetText(ctx: SiteContext, slug: string): string {
     )
   if (asset.category === 'stablecoin')
     sentences.push(t('asset.templated.stablecoin', { symbol: asset.symbol }))
-  return `<p>${escapeHtml(sentences.join(' ').replace(/\s+/g, ' ').trim())}</p><p>${escapeHtml(asset.description)}</p>`
-}
-
-type EnergyClass = 'high' | 'low' | 'inherited' | 'notApplicable'
-
-export function energyClass(consensus: string): EnergyClass {
-  const text = consensus.toLowerCase()
-  if (text.includes('proof of work') || text.includes('proof-of-work')) return 'high'
-  // Rollups and tokens settle on a host chain, whose consensus sets the energy use.
-  if (['rollup', 'settled on', 'host', 'token on', 'inherit'].some((word) => text.includes(word)))
-    return 'inherited'
-  if (text === '' || text.includes('not applicable')) return 'notApplicable'
-  return 'low'
+  // The catalogue's sentence in the page's language (content/asset-summaries/).
+  return `<p>${escapeHtml(sentences.join(' ').replace(/\s+/g, ' ').trim())}</p><p>${escapeHtml(assetSummary(lang, slug))}</p>`
 }
 
 function factsBlock(ctx: SiteContext, slug: string): Block {
   const { t, lang } = ctx
   const asset = assetOf(slug)
   const market = markets.find((candidate) => candidate.base === asset.symbol)
-  const consensus = asset.networks
-    .map((name) => networks.find((network) => network.name === name)?.consensus ?? '')
-    .filter((value, index, all) => value !== '' && all.indexOf(value) === index)
-  const energy = [...new Set(consensus.map(energyClass))]
   const rows: string[][] = [
     [t('asset.facts.symbol'), asset.symbol],
     [t('asset.facts.category'), t(`category.${asset.category}` as MessageKey)],
     [t('asset.facts.network'), asset.networks.join(', ')],
-    [t('asset.facts.consensus'), consensus.join('; ') || '–'],
-    [
-      t('asset.facts.energy'),
-      energy.map((kind) => t(`asset.energy.${kind}` as MessageKey)).join('; ') || '–',
-    ],
+    ...supplyRows(ctx, asset),
+    consensusRow(ctx, asset),
+    ...sustainabilityRows(ctx, asset),
   ]
   if (asset.launchYear !== undefined) rows.push([t('asset.facts.launch'), String(asset.launchYear)])
   rows.push(

@@ -14,7 +14,7 @@ export function AboutFacts(): ReactElement {
       t('about.facts.registration'),
       t('about.facts.registrationValue', {
         centralBank: registrations.centralBank.name,
-        register: registrations.centralBank.register,
+        register: t('about.facts.register'),
         chamber: registrations.chamberOfCommerce.name,
       }),
     ],
