@@ -26,6 +26,7 @@ const { values } = parseArgs({
     traders: { type: 'string', default: '20' },
     subscribers: { type: 'string', default: '1000' },
     markets: { type: 'string', default: '5' },
+    'server-cpus': { type: 'string' },
   },
 })
 const ratePerSecond = Number(values.rate)
@@ -51,9 +52,13 @@ let measureFromWallMs = Number.POSITIVE_INFINITY
 const dataDir = mkdtempSync(join(tmpdir(), 'polder-load-'))
 
 function startServer(): Promise<{ child: ChildProcess; url: string }> {
+  // --server-cpus pins the server to those CPUs (taskset), e.g. the generator on one core and
+  // the server on the other, so that neither preempts the other when a socket wakes it.
+  const pinned = values['server-cpus'] === undefined ? [] : ['-c', values['server-cpus']]
   const child = spawn(
-    process.execPath,
+    pinned.length > 0 ? 'taskset' : process.execPath,
     [
+      ...(pinned.length > 0 ? [...pinned, process.execPath] : []),
       // e.g. POLDER_SERVER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the server
       ...(process.env.POLDER_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []),
       join(root, 'apps/exchange/src/main.ts'),

@@ -374,7 +374,7 @@ export async function createExchangeServer(
       await app.close()
       await service.drain()
       await service.snapshot() // a clean stop restarts without replaying
-      await journal.backend.close()
+      await journal.close()
       await storage.close()
     },
   }

@@ -153,6 +153,8 @@ export class MarketDataHub {
       switch (event.type) {
         case 'order': {
           this.#touched.add(event.market)
+          // Messages are built only for someone: most orders have no account subscriber.
+          if (!this.#watchesAccount(event.accountId, event.market)) break
           const { type: _type, ...state } = event
           const wire = orderObject(
             spec,
@@ -170,6 +172,7 @@ export class MarketDataHub {
           break
         }
         case 'fill':
+          if (!this.#watchesAccount(event.accountId, event.market)) break
           this.#toAccount(
             event.accountId,
             event.market,
@@ -178,16 +181,18 @@ export class MarketDataHub {
           break
         case 'trade': {
           this.#tickerChanged.add(event.market)
-          this.#toChannel(
-            'trades',
-            event.market,
-            JSON.stringify({ event: 'trade', market: event.market, ...tradeToWire(spec, event) }),
-          )
+          if (this.#byTopic.has(`trades ${event.market}`))
+            this.#toChannel(
+              'trades',
+              event.market,
+              JSON.stringify({ event: 'trade', market: event.market, ...tradeToWire(spec, event) }),
+            )
           // The updated current candle, once per interval that anyone watches here.
           for (const interval of candleIntervals) {
             const subscribers = this.#byTopic.get(`candles ${interval} ${event.market}`)
+            if (subscribers === undefined) continue
             const candle = this.#service.core.stats.currentCandle(event.market, interval)
-            if (subscribers === undefined || candle === undefined) continue
+            if (candle === undefined) continue
             const text = JSON.stringify({
               event: 'candle',
               market: event.market,
@@ -201,9 +206,11 @@ export class MarketDataHub {
         }
         case 'ticker':
           this.#tickerChanged.add(event.market)
-          this.#toChannel('ticker', event.market, JSON.stringify(tickerToWire(spec, event)))
+          if (this.#byTopic.has(`ticker ${event.market}`))
+            this.#toChannel('ticker', event.market, JSON.stringify(tickerToWire(spec, event)))
           break
         case 'book':
+          if (!this.#byTopic.has(`book ${event.market}`)) break
           this.#toChannel(
             'book',
             event.market,
@@ -231,6 +238,13 @@ export class MarketDataHub {
     // Encoded once: every subscriber's frame carries the same bytes.
     const data = Buffer.from(text)
     for (const connection of subscribers) connection.send(data)
+  }
+
+  #watchesAccount(accountId: number, market: string): boolean {
+    return (
+      this.#byTopic.has(`account ${accountId} ${market}`) ||
+      this.#byTopic.has(`account ${accountId} *`)
+    )
   }
 
   #toAccount(accountId: number, market: string, text: string): void {

@@ -10,10 +10,13 @@
 //   takes 15-25 µs on the event loop. SQLite commits in WAL mode with synchronous=NORMAL: a
 //   committed batch is in the operating system's hands before the call returns, so it survives
 //   `kill -9` of the server (as PGlite's commits do); surviving power loss as well is what the
-//   PostgreSQL deployment is for.
+//   PostgreSQL deployment is for. Checkpoints (the only step that waits for the disk) run on a
+//   thread of their own (journalCheckpointer.ts), never inside a commit.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import { Worker } from 'node:worker_threads'
+import type { CheckpointerData } from './journalCheckpointer.ts'
 import type { SqlDriver } from './sqlDriver.ts'
 
 export type JournalBatch = {
@@ -78,6 +81,9 @@ export class SqlJournalBackend implements JournalBackend {
   }
 }
 
+/** Journal bytes after which the writer checkpoints once itself, so the log starts over. */
+const walRestartBytes = 64 * 1024 * 1024
+
 /** The journal in a SQLite file (or in memory when `path` is undefined). */
 export class SqliteJournalBackend implements JournalBackend {
   readonly kind = 'sqlite'
@@ -87,11 +93,16 @@ export class SqliteJournalBackend implements JournalBackend {
   readonly #delete: StatementSync
   readonly #last: StatementSync
 
-  constructor(path: string | undefined) {
+  readonly #checkpointer: Worker | undefined
+  #bytesSinceCheckpoint = 0
+
+  constructor(path: string | undefined, options: { checkpointIntervalMs?: number } = {}) {
     this.#db = new DatabaseSync(path ?? ':memory:')
     this.#db.exec(`
       pragma journal_mode = wal;
       pragma synchronous = normal;
+      pragma wal_autocheckpoint = ${path === undefined ? 1000 : 0};
+      pragma journal_size_limit = ${walRestartBytes};
       create table if not exists journal_batches (
         last_seq integer primary key,
         first_seq integer not null,
@@ -107,6 +118,19 @@ export class SqliteJournalBackend implements JournalBackend {
     )
     this.#delete = this.#db.prepare('delete from journal_batches where last_seq <= ?')
     this.#last = this.#db.prepare('select max(last_seq) as last from journal_batches')
+    if (path !== undefined) {
+      this.#checkpointer = new Worker(new URL('./journalCheckpointer.ts', import.meta.url), {
+        workerData: {
+          path,
+          intervalMs: options.checkpointIntervalMs ?? 200,
+        } satisfies CheckpointerData,
+      })
+      // It must not keep the process alive, and it has nothing to say unless it breaks.
+      this.#checkpointer.unref()
+      this.#checkpointer.on('error', () => {
+        // Checkpoints stop: commits still append to the log, which the next open checkpoints.
+      })
+    }
   }
 
   async lastSeq(): Promise<number> {
@@ -115,6 +139,19 @@ export class SqliteJournalBackend implements JournalBackend {
 
   async write(batch: JournalBatch): Promise<void> {
     this.#insert.run(batch.lastSeq, batch.firstSeq, batch.records, batch.writtenAtMs)
+    if (this.#checkpointer === undefined) return
+    // The log starts over only at a commit that finds it wholly checkpointed, which a writer
+    // that never pauses never does: every so many bytes, this connection checkpoints the little
+    // the background thread has not yet copied, and the next commit starts the log again.
+    this.#bytesSinceCheckpoint += batch.records.length
+    if (this.#bytesSinceCheckpoint >= walRestartBytes) {
+      this.#bytesSinceCheckpoint = 0
+      try {
+        this.#db.exec('pragma wal_checkpoint(passive)')
+      } catch {
+        // Busy: the batch is committed all the same; the log starts over a little later.
+      }
+    }
   }
 
   async readBatches(afterSeq: number, limit: number): Promise<string[]> {
@@ -126,6 +163,13 @@ export class SqliteJournalBackend implements JournalBackend {
   }
 
   async close(): Promise<void> {
+    if (this.#checkpointer !== undefined && this.#checkpointer.threadId !== -1) {
+      this.#checkpointer.ref()
+      const exited = new Promise((resolve) => this.#checkpointer!.once('exit', resolve))
+      this.#checkpointer.postMessage('stop')
+      await exited
+    }
+    // The last connection to close checkpoints what is left of the log.
     if (this.#db.isOpen) this.#db.close()
   }
 }

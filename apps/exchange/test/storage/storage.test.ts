@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { JournalFailedError, openJournal } from '../../src/storage/journal.ts'
+import { type Journal, JournalFailedError, openJournal } from '../../src/storage/journal.ts'
 import { migrate, migrations } from '../../src/storage/migrations.ts'
 import { openDriver, openStorage, type StorageLocation } from '../../src/storage/openStorage.ts'
 import { latestSnapshot, saveSnapshot } from '../../src/storage/snapshotStore.ts'
@@ -13,6 +13,12 @@ describe.each(storageTargets)('storage on $name', (target) => {
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
   })
+  /** A journal that the test's cleanup closes before its files are removed. */
+  async function journalOf(...args: Parameters<typeof openJournal>): Promise<Journal> {
+    const journal = await openJournal(...args)
+    cleanups.push(() => journal.close())
+    return journal
+  }
 
   async function open(): Promise<{
     driver: SqlDriver
@@ -49,7 +55,7 @@ describe.each(storageTargets)('storage on $name', (target) => {
 
   it('journal: appends get consecutive sequence numbers and read back in order, payload intact', async () => {
     const { driver, location } = await open()
-    const journal = await openJournal(location, driver, { nowMs: () => 1_700_000_000_000 })
+    const journal = await journalOf(location, driver, { nowMs: () => 1_700_000_000_000 })
     const payloads = [{ a: '0.1' }, { b: [1, 2, 3] }, { c: null }]
     const appended = payloads.map((payload) => journal.append({ kind: 'k', payload }))
     expect(appended.map((record) => record.seq)).toEqual([1, 2, 3])
@@ -68,7 +74,7 @@ describe.each(storageTargets)('storage on $name', (target) => {
 
   it('journal: group commit writes many concurrent appends in few transactions', async () => {
     const { driver, location } = await open()
-    const journal = await openJournal(location, driver, { batchRecordsMax: 500 })
+    const journal = await journalOf(location, driver, { batchRecordsMax: 500 })
     const appended = Array.from({ length: 2000 }, (_, index) =>
       journal.append({ kind: 'k', payload: index }),
     )
@@ -82,7 +88,7 @@ describe.each(storageTargets)('storage on $name', (target) => {
 
   it('journal: reads from inside a group commit, at most the limit, in order', async () => {
     const { driver, location } = await open()
-    const journal = await openJournal(location, driver)
+    const journal = await journalOf(location, driver)
     const appended = Array.from({ length: 10 }, (_, index) =>
       journal.append({ kind: 'k', payload: index }),
     )
@@ -107,7 +113,7 @@ describe.each(storageTargets)('storage on $name', (target) => {
         [seq, 'placeOrder', JSON.stringify({ market: 'BTC-EUR', amount: `0.${seq}` }), 1_000 + seq],
       )
     await migrate(old)
-    const journal = await openJournal(location, old)
+    const journal = await journalOf(location, old)
     expect(await journal.read(1, 10)).toEqual(
       [2, 3].map((seq) => ({
         seq,
@@ -123,18 +129,18 @@ describe.each(storageTargets)('storage on $name', (target) => {
 
   it('journal: sequence numbers continue after reopening', async () => {
     const { driver, location, reopen } = await open()
-    const first = await openJournal(location, driver)
+    const first = await journalOf(location, driver)
     await first.append({ kind: 'k', payload: 1 }).durable
     await first.append({ kind: 'k', payload: 2 }).durable
     await driver.close()
-    const second = await openJournal(location, await reopen())
+    const second = await journalOf(location, await reopen())
     expect(second.append({ kind: 'k', payload: 3 }).seq).toBe(3)
     await second.drain()
   })
 
   it('journal: after a failed write nothing more is acknowledged', async () => {
     const { driver, location } = await open()
-    const journal = await openJournal(location, driver)
+    const journal = await journalOf(location, driver)
     await journal.append({ kind: 'k', payload: 1 }).durable
     // The journal's store fails from here on: its own file on the embedded default, the
     // database connection on PostgreSQL.
@@ -188,7 +194,7 @@ describe.each(storageTargets)('storage on $name', (target) => {
     expect(child.signalCode).toBe('SIGKILL')
     const driver = await openStorage(location)
     cleanups.push(() => driver.close())
-    const journal = await openJournal(location, driver)
+    const journal = await journalOf(location, driver)
     const entries = await journal.read(0, 1_000_000)
     // Everything acknowledged is there, and there are no holes before the last record.
     expect(entries.length).toBeGreaterThanOrEqual(acked)
@@ -200,8 +206,9 @@ describe.each(storageTargets)('snapshots on $name', (target) => {
   it('keeps the two newest snapshots and drops the journal records the older one covers', async () => {
     const { location, cleanup } = target.create()
     const driver = await openStorage(location)
+    let journal: Journal | undefined
     try {
-      const journal = await openJournal(location, driver)
+      journal = await openJournal(location, driver)
       // One group commit each: the journal is pruned by whole batches.
       for (let index = 0; index < 30; index += 1)
         await journal.append({ kind: 'k', payload: index }).durable
@@ -218,6 +225,7 @@ describe.each(storageTargets)('snapshots on $name', (target) => {
       )
       expect(kept.map((row) => Number(row.seq))).toEqual([20, 25])
     } finally {
+      await journal?.close()
       await driver.close()
       await cleanup()
     }
@@ -226,16 +234,21 @@ describe.each(storageTargets)('snapshots on $name', (target) => {
   it('a first snapshot at the last record empties the journal, and numbering still continues after it', async () => {
     const { location, cleanup } = target.create()
     const driver = await openStorage(location)
+    let journal: Journal | undefined
     try {
-      const journal = await openJournal(location, driver)
+      const first = await openJournal(location, driver)
+      journal = first
       const appended = Array.from({ length: 5 }, (_, index) =>
-        journal.append({ kind: 'k', payload: index }),
+        first.append({ kind: 'k', payload: index }),
       )
       await Promise.all(appended.map((record) => record.durable))
       await journal.prune(await saveSnapshot(driver, 5, JSON.stringify({ at: 5 }), 1))
       expect(await journal.read(0, 100)).toEqual([])
-      expect((await openJournal(location, driver)).nextSeq).toBe(6)
+      await journal.close()
+      journal = await openJournal(location, driver)
+      expect(journal.nextSeq).toBe(6)
     } finally {
+      await journal?.close()
       await driver.close()
       await cleanup()
     }
