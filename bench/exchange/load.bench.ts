@@ -8,10 +8,11 @@
 // connection. Bounded in time; ends the server it started.
 //
 // Run: npm exec -- node bench/exchange/load.bench.ts [--rate 5000] [--seconds 10] [--traders 20]
-//        [--subscribers 1000] [--markets 5] [--warmup 3]
+//        [--subscribers 1000] [--markets 5] [--warmup 3] [--no-simulator] [--server-cpus 0]
+// (--server-cpus pins the server with taskset; run the bench itself under `taskset -c 1` too.)
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createHmac } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -19,6 +20,7 @@ import { assetBySymbol, marketById } from '@polder/catalogue'
 import * as hdr from 'hdr-histogram-js'
 
 const { values } = parseArgs({
+  allowNegative: true,
   options: {
     rate: { type: 'string', default: '5000' },
     seconds: { type: 'string', default: '10' },
@@ -27,6 +29,8 @@ const { values } = parseArgs({
     subscribers: { type: 'string', default: '1000' },
     markets: { type: 'string', default: '5' },
     'server-cpus': { type: 'string' },
+    // The market simulator runs beside the load unless --no-simulator.
+    simulator: { type: 'boolean', default: true },
   },
 })
 const ratePerSecond = Number(values.rate)
@@ -69,6 +73,7 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
       dataDir,
       '--log-level',
       'error',
+      ...(values.simulator ? [] : ['--no-simulator']),
     ],
     // The load comes from a handful of keys, far above the per-key budget of real clients.
     {
@@ -82,6 +87,9 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
   )
   return new Promise((resolve, reject) => {
     let output = ''
+    // POLDER_SERVER_LOG=file keeps what the server prints (e.g. with --trace-gc in its options).
+    const log = process.env.POLDER_SERVER_LOG
+    if (log !== undefined) child.stdout!.pipe(createWriteStream(log))
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString()
       const line = output.split('\n').find((text) => text.startsWith('POLDER_READY '))

@@ -32,6 +32,7 @@ import { defaultSimulatorOptions, MarketSimulator } from './simulator/marketSimu
 import { StakingAccrual } from './staking/stakingAccrual.ts'
 import { type Journal, openJournal } from './storage/journal.ts'
 import { openStorage, type StorageLocation, storageLocation } from './storage/openStorage.ts'
+import { openSnapshotStore } from './storage/snapshotStore.ts'
 import type { SqlDriver } from './storage/sqlDriver.ts'
 import { WithdrawalProcessor } from './transfers/withdrawalProcessor.ts'
 
@@ -100,7 +101,7 @@ export async function createExchangeServer(
   })
   const journal = await openJournal(location, storage, { nowMs: () => clock.nowMs() })
   const service = await ExchangeService.open(
-    storage,
+    openSnapshotStore(location, storage),
     journal,
     listing.markets,
     () => clock.nowMs(),

@@ -52,13 +52,28 @@ export class OrderHistory {
   readonly #trades = new Map<string, TradeEvent[]>()
   readonly #transfers = new Map<number, Transfer[]>()
 
+  /**
+   * The history as plain data that later commands do not change: every container is copied
+   * (orders gain fills, lists grow and are trimmed, transfers change status), while order
+   * states and events are never mutated once recorded. So the snapshot can be written out a
+   * slice at a time while the exchange goes on.
+   */
   snapshot(): OrderHistorySnapshot {
     return {
-      transfers: [...this.#transfers],
-      orders: [...this.#orders],
-      byAccount: [...this.#byAccount],
-      fillsByAccount: [...this.#fillsByAccount],
-      trades: [...this.#trades],
+      transfers: [...this.#transfers].map(([accountId, transfers]) => [
+        accountId,
+        transfers.map((transfer) => ({ ...transfer })),
+      ]),
+      orders: [...this.#orders].map(([key, record]) => [
+        key,
+        { state: record.state, fills: [...record.fills] },
+      ]),
+      byAccount: [...this.#byAccount].map(([accountId, keys]) => [accountId, [...keys]]),
+      fillsByAccount: [...this.#fillsByAccount].map(([accountId, fills]) => [
+        accountId,
+        [...fills],
+      ]),
+      trades: [...this.#trades].map(([market, trades]) => [market, [...trades]]),
     }
   }
 

@@ -5,7 +5,7 @@
 // the engine the limit, and each caller still waits only for its own record's commit.
 import { type JournalBackend, openJournalBackend } from './journalBackends.ts'
 import type { StorageLocation } from './openStorage.ts'
-import { latestSnapshotSeq } from './snapshotStore.ts'
+import { openSnapshotStore } from './snapshotStore.ts'
 import type { SqlDriver } from './sqlDriver.ts'
 
 export type JournalRecord = { kind: string; payload: unknown }
@@ -150,6 +150,6 @@ export async function openJournal(
 ): Promise<Journal> {
   return Journal.open(await openJournalBackend(location, driver), {
     ...options,
-    floorSeq: await latestSnapshotSeq(driver),
+    floorSeq: await openSnapshotStore(location, driver).latestSeq(),
   })
 }

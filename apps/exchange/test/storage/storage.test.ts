@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process'
+import { readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Journal, JournalFailedError, openJournal } from '../../src/storage/journal.ts'
 import { migrate, migrations } from '../../src/storage/migrations.ts'
 import { openDriver, openStorage, type StorageLocation } from '../../src/storage/openStorage.ts'
-import { latestSnapshot, saveSnapshot } from '../../src/storage/snapshotStore.ts'
+import { openSnapshotStore, SqlSnapshotStore } from '../../src/storage/snapshotStore.ts'
 import type { SqlDriver } from '../../src/storage/sqlDriver.ts'
 import { storageTargets } from './storageTargets.ts'
 
@@ -127,6 +128,34 @@ describe.each(storageTargets)('storage on $name', (target) => {
     await old.close()
   })
 
+  it('migration 5 keeps snapshots saved as jsonb readable, and new ones are stored as text', async () => {
+    const { location, cleanup } = target.create()
+    cleanups.push(cleanup)
+    const old = await openDriver(location)
+    cleanups.push(() => old.close())
+    await migrate(
+      old,
+      migrations.filter((migration) => migration.version <= 4),
+    )
+    const state = { version: 1, engine: { markets: [{ nonce: 7 }] }, note: 'ümlaut "quoted"' }
+    // As the writer before migration 5 saved them.
+    await old.query('insert into snapshots (seq, state, taken_at_ms) values ($1, $2::jsonb, $3)', [
+      10,
+      JSON.stringify(state),
+      1,
+    ])
+    await migrate(old)
+    const table = new SqlSnapshotStore(old)
+    expect(await table.latest()).toEqual({ seq: 10, state })
+    await table.save(20, [JSON.stringify({ ...state, note: 'new' })], 2)
+    expect(await table.latest()).toEqual({ seq: 20, state: { ...state, note: 'new' } })
+    const [row] = await old.query<{ type: string }>(
+      `select data_type as type from information_schema.columns
+        where table_schema = current_schema() and table_name = 'snapshots' and column_name = 'state'`,
+    )
+    expect(row?.type).toBe('text')
+  })
+
   it('journal: sequence numbers continue after reopening', async () => {
     const { driver, location, reopen } = await open()
     const first = await journalOf(location, driver)
@@ -212,20 +241,62 @@ describe.each(storageTargets)('snapshots on $name', (target) => {
       // One group commit each: the journal is pruned by whole batches.
       for (let index = 0; index < 30; index += 1)
         await journal.append({ kind: 'k', payload: index }).durable
-      await saveSnapshot(driver, 10, JSON.stringify({ at: 10 }), 1)
-      await saveSnapshot(driver, 20, JSON.stringify({ at: 20 }), 2)
+      const snapshots = openSnapshotStore(location, driver)
+      await snapshots.save(10, [JSON.stringify({ at: 10 })], 1)
+      await snapshots.save(20, ['{"at":', '20}'], 2) // the text comes in chunks
       // The oldest kept snapshot bounds what any recovery reads again.
-      await journal.prune(await saveSnapshot(driver, 25, JSON.stringify({ at: 25 }), 3))
-      expect(await latestSnapshot(driver)).toEqual({ seq: 25, state: { at: 25 } })
+      await journal.prune(await snapshots.save(25, [JSON.stringify({ at: 25 })], 3))
+      expect(await snapshots.latest()).toEqual({ seq: 25, state: { at: 25 } })
+      expect(await snapshots.latestSeq()).toBe(25)
       const seqs = (await journal.read(0, 100)).map((entry) => entry.seq)
       expect(seqs[0]).toBe(21) // records up to the older kept snapshot (20) are gone
       expect(seqs.at(-1)).toBe(30)
-      const kept = await driver.query<{ seq: string | number }>(
-        'select seq from snapshots order by seq',
-      )
-      expect(kept.map((row) => Number(row.seq))).toEqual([20, 25])
+      const kept =
+        location.kind === 'embedded' && location.dataDir !== undefined
+          ? readdirSync(join(location.dataDir, 'snapshots')).sort()
+          : (
+              await driver.query<{ seq: string | number }>('select seq from snapshots order by seq')
+            ).map((row) => Number(row.seq))
+      expect(kept).toEqual(location.kind === 'embedded' ? ['20.json', '25.json'] : [20, 25])
     } finally {
       await journal?.close()
+      await driver.close()
+      await cleanup()
+    }
+  })
+
+  it('an embedded data directory from before snapshot files keeps its snapshot until the first file', async () => {
+    const { location, cleanup } = target.create()
+    const driver = await openStorage(location)
+    try {
+      const table = new SqlSnapshotStore(driver)
+      await table.save(7, [JSON.stringify({ at: 7 })], 1)
+      const snapshots = openSnapshotStore(location, driver)
+      expect(await snapshots.latest()).toEqual({ seq: 7, state: { at: 7 } })
+      expect(await snapshots.latestSeq()).toBe(7)
+      // The oldest kept: on PostgreSQL both are in the table; on the embedded default the file
+      // supersedes the table's.
+      expect(await snapshots.save(9, [JSON.stringify({ at: 9 })], 2)).toBe(
+        location.kind === 'embedded' ? 9 : 7,
+      )
+      expect(await snapshots.latest()).toEqual({ seq: 9, state: { at: 9 } })
+      if (location.kind === 'embedded') expect(await table.latest()).toBeUndefined()
+    } finally {
+      await driver.close()
+      await cleanup()
+    }
+  })
+
+  it('a snapshot file left half-written by a crash is ignored', async () => {
+    const { location, cleanup } = target.create()
+    if (location.kind !== 'embedded' || location.dataDir === undefined) return cleanup()
+    const driver = await openStorage(location)
+    try {
+      const snapshots = openSnapshotStore(location, driver)
+      await snapshots.save(3, [JSON.stringify({ at: 3 })], 1)
+      writeFileSync(join(location.dataDir, 'snapshots', '8.json.partial'), '{"at":')
+      expect(await snapshots.latest()).toEqual({ seq: 3, state: { at: 3 } })
+    } finally {
       await driver.close()
       await cleanup()
     }
@@ -242,7 +313,9 @@ describe.each(storageTargets)('snapshots on $name', (target) => {
         first.append({ kind: 'k', payload: index }),
       )
       await Promise.all(appended.map((record) => record.durable))
-      await journal.prune(await saveSnapshot(driver, 5, JSON.stringify({ at: 5 }), 1))
+      await journal.prune(
+        await openSnapshotStore(location, driver).save(5, [JSON.stringify({ at: 5 })], 1),
+      )
       expect(await journal.read(0, 100)).toEqual([])
       await journal.close()
       journal = await openJournal(location, driver)
