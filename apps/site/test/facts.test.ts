@@ -1,6 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs'
-import { accountLimits, brandFacts, minOrderInQuoteAsset } from '@polder/catalogue'
-import { catalogues, formatEurInText, locales, translator } from '@polder/i18n'
+import {
+  accountLimits,
+  brandFacts,
+  minOrderInQuoteAsset,
+  savingsPlanLimits,
+} from '@polder/catalogue'
+import { catalogues, formatEurInText, formatNumber, locales, translator } from '@polder/i18n'
 import { describe, expect, it } from 'vitest'
 import { factValues, fillTokens, productFacts } from '../src/lib/facts.ts'
 
@@ -41,12 +46,26 @@ describe('marketing figures', () => {
     expect(fillTokens('{{vatNumber}}', 'fr')).toBe(brandFacts.vatNumber)
   })
 
+  it('take the savings-plan limits from the catalogue, for the FAQ and the blog alike', () => {
+    for (const lang of locales) {
+      const values = factValues(lang)
+      expect(values.savingsMin).toBe(formatEurInText(lang, savingsPlanLimits.amountMinEur))
+      expect(values.savingsMax).toBe(formatEurInText(lang, savingsPlanLimits.amountMaxEur))
+      expect(translator(lang)('faq.home.min.a', values)).toContain(String(values.savingsMin))
+    }
+    expect(fillTokens('between {{savingsMin}} and {{savingsMax}}', 'en')).toMatch(
+      /^between \d+ euros and \d{1,3}(,\d{3})* euros$/,
+    )
+  })
+
   it('are never typed into messages or content: those carry placeholders and tokens', () => {
     // Figures distinctive enough to recognise in text. Names (the central bank, the predecessor
     // brand) and short percentages may legitimately appear in prose, so they are not searched.
     const distinctive = [
       'minOrder',
       'businessDailyLimit',
+      'savingsMin',
+      'savingsMax',
       'reviewCount',
       'vatNumber',
       'kvk',
@@ -58,6 +77,13 @@ describe('marketing figures', () => {
     ]
     const plain = (text: string): string => text.replace(/[\u00a0\u202f]/g, ' ')
     const typed: string[] = []
+    // The savings-plan limits are also recognised as a price is written, with the sign or the
+    // code: "€10,000", "€ 10.000", "10 000 €", "EUR 10" (not the 10 of "110 €" or "€10.50").
+    const euroAmounts: [string, string][] = [
+      ['savingsMin', savingsPlanLimits.amountMinEur],
+      ['savingsMax', savingsPlanLimits.amountMaxEur],
+    ]
+    const literally = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
     for (const lang of locales) {
       const values = factValues(lang)
       const texts: [string, string][] = [
@@ -71,6 +97,16 @@ describe('marketing figures', () => {
         const value = plain(String(values[name]))
         for (const [where, text] of texts)
           if (plain(text).includes(value)) typed.push(`${where}: ${name} "${value}"`)
+      }
+      for (const [name, amount] of euroAmounts) {
+        const number = literally(plain(formatNumber(lang, amount)))
+        const withSign = new RegExp(
+          `(?:€|\\bEUR)\\s?${number}(?![\\d]|[.,\\s]\\d)|(?<![\\d.,]|\\d\\s)${number}\\s?(?:€|EUR\\b)`,
+        )
+        for (const [where, text] of texts) {
+          const match = withSign.exec(plain(text))
+          if (match !== null) typed.push(`${where}: ${name} "${match[0]}"`)
+        }
       }
     }
     expect(typed).toEqual([])

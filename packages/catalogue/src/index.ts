@@ -47,6 +47,7 @@ export {
   paymentMethod,
   paymentMethods,
 } from './payments.ts'
+export { type SavingsPlanLimits, savingsPlanLimits } from './savingsPlanLimits.ts'
 export {
   type Asset,
   type AssetCategory,

@@ -60,6 +60,7 @@ describe('public entry', () => {
         "pricePrecision",
         "quoteAsset",
         "safeIntegerMax",
+        "savingsPlanLimits",
         "stakingSchema",
         "stakingYieldPercentPerYearMax",
         "supplyAsOf",

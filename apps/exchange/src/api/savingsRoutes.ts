@@ -2,7 +2,7 @@
 // the signed-in user: a browser session (`Authorization: Bearer <token>`) or a signed API key;
 // without either, 401 with the protocol's error body.
 import { createHash, randomUUID } from 'node:crypto'
-import { assetBySymbol, markets as catalogueMarkets } from '@polder/catalogue'
+import { assetBySymbol, markets as catalogueMarkets, savingsPlanLimits } from '@polder/catalogue'
 import { parseDecimal } from '@polder/engine'
 import {
   matchWebEndpoint,
@@ -19,9 +19,6 @@ import { webCallerAccount } from './webAuth.ts'
 
 export type SavingsDeps = { service: ExchangeService; accounts: AccountStore; nowMs: () => number }
 
-/** Amount limits of one run, in EUR. */
-export const savingsAmountMin = '10'
-export const savingsAmountMax = '10000'
 const dayMs = 86_400_000
 
 /** A stable UUID for the upcoming run of a plan, so clients can key on it before it happens. */
@@ -55,8 +52,8 @@ function eligibleAssets() {
       symbol: market.base,
       name: assetBySymbol(market.base)?.name ?? market.base,
       market: market.market,
-      minAmount: savingsAmountMin,
-      maxAmount: savingsAmountMax,
+      minAmount: savingsPlanLimits.amountMinEur,
+      maxAmount: savingsPlanLimits.amountMaxEur,
     }))
 }
 
@@ -100,8 +97,8 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
     }
     const checkAmount = (amount: string) => {
       const parsedAmount = parseDecimal(amount, 2)
-      const min = parseDecimal(savingsAmountMin, 2)
-      const max = parseDecimal(savingsAmountMax, 2)
+      const min = parseDecimal(savingsPlanLimits.amountMinEur, 2)
+      const max = parseDecimal(savingsPlanLimits.amountMaxEur, 2)
       if (!parsedAmount.ok || !min.ok || !max.ok)
         return reply.code(400).send(protocolError(205, { param: 'amount' }).body)
       if (parsedAmount.units < min.units) return reply.code(400).send(protocolError(212).body)

@@ -1,6 +1,6 @@
 // Marketing figures. Those the product can compute come from its own data (catalogue, fee tiers,
-// payment methods); the business facts come from the one brand-facts file. Pages and content
-// never type these numbers; they read them here.
+// payment methods, savings-plan limits); the business facts come from the one brand-facts file.
+// Pages and content never type these numbers; they read them here.
 
 import {
   accountLimits,
@@ -10,6 +10,7 @@ import {
   feeTiers,
   minOrderInQuoteAsset,
   paymentMethods,
+  savingsPlanLimits,
 } from '@polder/catalogue'
 import { formatEurInText, formatNumber, formatPercent, type Locale } from '@polder/i18n'
 import { assetPageSlugs } from './routes.ts'
@@ -55,6 +56,9 @@ export function factValues(locale: Locale): Record<string, string | number> {
     /** The smallest order of every market, e.g. "5 euros". */
     minOrder: formatEurInText(locale, minOrderInQuoteAsset),
     businessDailyLimit: formatEurInText(locale, facts.businessDailyLimitEur),
+    /** The smallest and largest savings-plan purchase, e.g. "10 euros", "10,000 euros". */
+    savingsMin: formatEurInText(locale, savingsPlanLimits.amountMinEur),
+    savingsMax: formatEurInText(locale, savingsPlanLimits.amountMaxEur),
     /** For ICU selects: `{mobileApp, select, yes {…} other {…}}`. */
     mobileApp: brandFacts.mobileApp ? 'yes' : 'no',
     users: brandFacts.usersMin,
