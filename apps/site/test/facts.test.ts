@@ -77,9 +77,10 @@ describe('marketing figures', () => {
     ]
     const plain = (text: string): string => text.replace(/[\u00a0\u202f]/g, ' ')
     const typed: string[] = []
-    // The savings-plan limits are also recognised as a price is written, with the sign or the
+    // The minimum order and the savings-plan limits are also recognised as a price is written, with the sign or the
     // code: "€10,000", "€ 10.000", "10 000 €", "EUR 10" (not the 10 of "110 €" or "€10.50").
     const euroAmounts: [string, string][] = [
+      ['minOrder', minOrderInQuoteAsset],
       ['savingsMin', savingsPlanLimits.amountMinEur],
       ['savingsMax', savingsPlanLimits.amountMaxEur],
     ]
