@@ -18,8 +18,15 @@ export type EventListener = (events: readonly EngineEvent[], command: CoreComman
 export type OutcomeListener = (command: CoreCommand, outcome: CoreOutcome) => void
 
 const replayPageRecordsMax = 10_000
-/** A snapshot is taken after this many journaled commands, so a restart replays at most about this many. */
+/**
+ * A snapshot is taken after this many journaled commands, but not sooner than
+ * `snapshotIntervalMinMs` after the previous one: a restart replays at most about this many
+ * commands, or a minute of them under heavy load. (Writing a snapshot costs CPU in proportion to
+ * the state; measured at 18,000 orders/s, one every 100,000 commands took a sixth of the
+ * server's CPU.)
+ */
 export const snapshotEveryRecords = 100_000
+export const snapshotIntervalMinMs = 60_000
 
 export class JournalReplayError extends Error {
   override name = 'JournalReplayError'
@@ -55,6 +62,8 @@ export class ExchangeService {
   readonly #snapshots: SnapshotStore
   #halted: Error | undefined
   #sinceSnapshot = 0
+  /** When the last snapshot was started (server clock). */
+  #lastSnapshotMs = Number.NEGATIVE_INFINITY
   #snapshotting: Promise<void> | undefined
   readonly #nowMs: () => number
 
@@ -138,7 +147,11 @@ export class ExchangeService {
     }
     this.commandsJournaled += 1
     this.#sinceSnapshot += 1
-    if (this.#sinceSnapshot >= snapshotEveryRecords && this.#snapshotting === undefined) {
+    if (
+      this.#sinceSnapshot >= snapshotEveryRecords &&
+      this.#snapshotting === undefined &&
+      this.#nowMs() - this.#lastSnapshotMs >= snapshotIntervalMinMs
+    ) {
       this.#snapshotting = this.snapshot().finally(() => {
         this.#snapshotting = undefined
       })
@@ -168,6 +181,7 @@ export class ExchangeService {
    */
   async snapshot(): Promise<void> {
     this.#sinceSnapshot = 0
+    this.#lastSnapshotMs = this.#nowMs()
     const seq = this.#journal.nextSeq - 1
     if (seq < 1) return
     const captured = this.core.snapshot()
