@@ -328,7 +328,7 @@ try {
     `  acknowledged ${acknowledged} (${(acknowledged / elapsedSeconds).toFixed(0)}/s), refused ${refused} ${JSON.stringify(Object.fromEntries(refusedByCode))}, fills ${fills}`,
   )
   console.log(
-    `  acknowledgement latency from planned send: p50 ${(ackLatencyUs.getValueAtPercentile(50) / 1000).toFixed(2)} ms, p99 ${(ackLatencyUs.getValueAtPercentile(99) / 1000).toFixed(2)} ms, max ${(ackLatencyUs.maxValue / 1000).toFixed(2)} ms`,
+    `  acknowledgement latency from planned send: p50 ${(ackLatencyUs.getValueAtPercentile(50) / 1000).toFixed(2)} ms, p90 ${(ackLatencyUs.getValueAtPercentile(90) / 1000).toFixed(2)} ms, p99 ${(ackLatencyUs.getValueAtPercentile(99) / 1000).toFixed(2)} ms, p99.9 ${(ackLatencyUs.getValueAtPercentile(99.9) / 1000).toFixed(2)} ms, max ${(ackLatencyUs.maxValue / 1000).toFixed(2)} ms`,
   )
   console.log(
     `  fill → book delta at subscribers: p50 ${bookDelayMs.getValueAtPercentile(50)} ms, p99 ${bookDelayMs.getValueAtPercentile(99)} ms (${bookDelayMs.totalCount} deliveries)`,

@@ -20,6 +20,8 @@ export type ExchangeConfig = {
   simulator: boolean
   /** Seed of the simulator's price walks. */
   seed: number
+  /** How often the simulator re-quotes each market, in ms: its rate (and CPU) scales with 1/this. */
+  simulatorRequoteMs: number
   /** How long a withdrawal takes to complete (the simulated confirmation), in ms. */
   withdrawalDelayMs: number
 }
@@ -35,6 +37,7 @@ export const defaultConfig: ExchangeConfig = {
   rateLimitWeightPerMinute: 1000,
   simulator: false,
   seed: 1,
+  simulatorRequoteMs: 15_000,
   withdrawalDelayMs: 6_000,
 }
 
@@ -71,6 +74,7 @@ export function parseConfig(
       data: { type: 'string' },
       'no-simulator': { type: 'boolean' },
       seed: { type: 'string' },
+      'simulator-requote-ms': { type: 'string' },
       'withdrawal-delay-ms': { type: 'string' },
     },
     strict: true,
@@ -94,6 +98,12 @@ export function parseConfig(
     secretKeyHex: env.POLDER_SECRET_KEY || undefined,
     simulator: !values['no-simulator'],
     seed: positiveInteger('--seed', values.seed ?? String(defaultConfig.seed)),
+    simulatorRequoteMs: positiveInteger(
+      '--simulator-requote-ms',
+      values['simulator-requote-ms'] ??
+        env.POLDER_SIMULATOR_REQUOTE_MS ??
+        String(defaultConfig.simulatorRequoteMs),
+    ),
     withdrawalDelayMs: nonNegativeInteger(
       '--withdrawal-delay-ms',
       values['withdrawal-delay-ms'] ??

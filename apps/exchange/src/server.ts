@@ -124,7 +124,7 @@ export async function createExchangeServer(
   })
   const decimalsBySymbol = new Map(listing.assets.map((asset) => [asset.symbol, asset.decimals]))
   const simulator = config.simulator
-    ? await createSimulator(accounts, service, listing, () => clock.nowMs(), config.seed)
+    ? await createSimulator(accounts, service, listing, () => clock.nowMs(), config)
     : undefined
   // Before listening, so charts have their 60 days from the first request on.
   const candleHistory: HistoryStartup | undefined = simulator
@@ -392,11 +392,12 @@ async function createSimulator(
   service: ExchangeService,
   listing: Listing,
   nowMs: () => number,
-  seed: number,
+  config: Pick<ExchangeConfig, 'seed' | 'simulatorRequoteMs'>,
 ): Promise<MarketSimulator> {
   const simulator = new MarketSimulator(service, listing.simulation ?? [], {
     ...defaultSimulatorOptions,
-    seed,
+    seed: config.seed,
+    requoteIntervalMs: config.simulatorRequoteMs,
     makerAccountId: await simulatedAccount(accounts, 'simulator-maker@polder.invalid'),
     takerAccountId: await simulatedAccount(accounts, 'simulator-taker@polder.invalid'),
     nowMs,

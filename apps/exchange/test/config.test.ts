@@ -22,3 +22,18 @@ describe('withdrawal confirmation delay', () => {
     )
   })
 })
+
+describe('simulator rate', () => {
+  it('re-quotes each market every 15 s by default; the flag or POLDER_SIMULATOR_REQUOTE_MS sets it', () => {
+    expect(parseConfig([], {}).simulatorRequoteMs).toBe(15_000)
+    expect(parseConfig([], { POLDER_SIMULATOR_REQUOTE_MS: '60000' }).simulatorRequoteMs).toBe(
+      60_000,
+    )
+    expect(
+      parseConfig(['--simulator-requote-ms', '5000'], { POLDER_SIMULATOR_REQUOTE_MS: '60000' })
+        .simulatorRequoteMs,
+    ).toBe(5_000)
+    for (const text of ['0', '-1', 'fast'])
+      expect(() => parseConfig([`--simulator-requote-ms=${text}`], {}), text).toThrow(ConfigError)
+  })
+})
