@@ -12,7 +12,7 @@ import {
   localeTags,
   type MessageKey,
 } from '@polder/i18n'
-import type { Block, Item } from '../blocks/types.ts'
+import type { Block, Item, Link } from '../blocks/types.ts'
 import type { Crumb } from '../components/Chrome.tsx'
 import { affiliatePartners } from '../data/affiliates.ts'
 import { blogTopics } from '../data/blogTopics.ts'
@@ -67,6 +67,21 @@ function crumbs(ctx: SiteContext, ...rest: Crumb[]): Crumb[] {
 
 function signup(ctx: SiteContext, label: MessageKey = 'common.signupCta') {
   return { label: ctx.t(label), href: `${ctx.tradeUrl}/signup` }
+}
+
+/** The home page's closing call to sign up, also closing the about page. */
+function signupCallToAction(ctx: SiteContext): Block {
+  return {
+    type: 'callToAction',
+    title: ctx.t('home.cta.title'),
+    text: ctx.t('home.cta.text'),
+    cta: signup(ctx, 'cta.signup'),
+  }
+}
+
+/** Posts under the "latest posts" heading: the home page's, an asset's, a post's neighbours. */
+function latestPosts(ctx: SiteContext, posts: PostSummary[]): Block {
+  return { type: 'postList', title: ctx.t('asset.latestPosts'), posts }
 }
 
 function disclaimer(ctx: SiteContext): Block {
@@ -200,13 +215,8 @@ function homeView(ctx: SiteContext, content: ContentIndex): View {
         }),
       },
       faq(ctx, ['home.safe', 'home.cost', 'home.min', 'home.countries']),
-      { type: 'postList', title: t('asset.latestPosts'), posts: latest },
-      {
-        type: 'callToAction',
-        title: t('home.cta.title'),
-        text: t('home.cta.text'),
-        cta: signup(ctx, 'cta.signup'),
-      },
+      latestPosts(ctx, latest),
+      signupCallToAction(ctx),
       disclaimer(ctx),
     ],
   }
@@ -273,12 +283,7 @@ function defaultView(ctx: SiteContext, key: Extract<PageKey, { kind: 'default' }
           ]),
         },
         metrics(ctx),
-        {
-          type: 'callToAction',
-          title: t('home.cta.title'),
-          text: t('home.cta.text'),
-          cta: signup(ctx, 'cta.signup'),
-        },
+        signupCallToAction(ctx),
       ])
     case 'affiliates':
       return simplePage(ctx, key, t('affiliates.title'), t('affiliates.description'), [
@@ -502,9 +507,9 @@ function assetNames(slug: string) {
   return { name: asset.name, symbol: asset.symbol }
 }
 
-/** Same category, largest market size first (reference price × circulating supply). */
-function relatedSlugs(slug: string): string[] {
-  return relatedAssetSlugs(slug, 6)
+/** Same-category assets, largest market size first (reference price × circulating supply). */
+function relatedAssets(ctx: SiteContext, slug: string): Block {
+  return { type: 'assetList', title: ctx.t('markets.related'), slugs: relatedAssetSlugs(slug, 6) }
 }
 
 function popularSlugs(slug: string): string[] {
@@ -588,20 +593,49 @@ function postsAbout(content: ContentIndex, lang: Locale, slug: string): PostSumm
     .map(summary)
 }
 
+/** Home › Markets › the asset, then the price or news page when the key is one of those. */
+function assetCrumbs(
+  ctx: SiteContext,
+  key: Extract<PageKey, { kind: 'asset' | 'price' | 'news' }>,
+): Crumb[] {
+  const { t, lang } = ctx
+  const trail: Crumb[] = [
+    { label: t('nav.markets'), href: `/${lang}/markets/` },
+    { label: assetOf(key.slug).name, href: pathOf({ kind: 'asset', slug: key.slug }, lang) },
+  ]
+  if (key.kind !== 'asset')
+    trail.push({ label: t(`asset.nav.${key.kind}`), href: pathOf(key, lang) })
+  return crumbs(ctx, ...trail)
+}
+
+/** "Buy {name}", to the asset's buy page. */
+function buyLink(ctx: SiteContext, slug: string): Link {
+  return {
+    label: ctx.t('common.buyAsset', assetNames(slug)),
+    href: pathOf({ kind: 'buy', slug }, ctx.lang),
+  }
+}
+
+/** The asset and price pages' closing call to buy the asset. */
+function buyCallToAction(ctx: SiteContext, slug: string): Block {
+  const names = assetNames(slug)
+  return {
+    type: 'callToAction',
+    title: ctx.t('asset.cta.title', names),
+    text: ctx.t('asset.cta.text', names),
+    cta: buyLink(ctx, slug),
+  }
+}
+
 function assetView(ctx: SiteContext, content: ContentIndex, slug: string): View {
   const { t, lang } = ctx
   const names = assetNames(slug)
   const text = content.assetTexts.find((entry) => entry.slug === slug && entry.lang === lang)
-  const key: PageKey = { kind: 'asset', slug }
   return {
     template: 'asset',
     title: t('asset.pageTitle', names),
     description: text?.description ?? t('asset.description', names),
-    crumbs: crumbs(
-      ctx,
-      { label: t('nav.markets'), href: `/${lang}/markets/` },
-      { label: names.name, href: pathOf(key, lang) },
-    ),
+    crumbs: assetCrumbs(ctx, { kind: 'asset', slug }),
     ogType: 'website',
     structuredData: [],
     blocks: [
@@ -609,7 +643,7 @@ function assetView(ctx: SiteContext, content: ContentIndex, slug: string): View 
         type: 'hero',
         title: t('asset.title', names),
         subtitle: t('asset.subtitle', names),
-        cta: { label: t('common.buyAsset', names), href: pathOf({ kind: 'buy', slug }, lang) },
+        cta: buyLink(ctx, slug),
       },
       { type: 'assetNav', slug },
       { type: 'priceFigures', ...names },
@@ -620,14 +654,9 @@ function assetView(ctx: SiteContext, content: ContentIndex, slug: string): View 
       },
       factsBlock(ctx, slug),
       { type: 'assetList', title: t('markets.popular'), slugs: popularSlugs(slug) },
-      { type: 'assetList', title: t('markets.related'), slugs: relatedSlugs(slug) },
-      { type: 'postList', title: t('asset.latestPosts'), posts: latestFor(content, lang, slug) },
-      {
-        type: 'callToAction',
-        title: t('asset.cta.title', names),
-        text: t('asset.cta.text', names),
-        cta: { label: t('common.buyAsset', names), href: pathOf({ kind: 'buy', slug }, lang) },
-      },
+      relatedAssets(ctx, slug),
+      latestPosts(ctx, latestFor(content, lang, slug)),
+      buyCallToAction(ctx, slug),
       disclaimer(ctx),
     ],
   }
@@ -644,17 +673,11 @@ function latestFor(content: ContentIndex, lang: Locale, slug: string): PostSumma
 function priceView(ctx: SiteContext, content: ContentIndex, slug: string): View {
   const { t, lang } = ctx
   const names = assetNames(slug)
-  const key: PageKey = { kind: 'price', slug }
   return {
     template: 'price',
     title: t('price.title', names),
     description: t('price.description', names),
-    crumbs: crumbs(
-      ctx,
-      { label: t('nav.markets'), href: `/${lang}/markets/` },
-      { label: names.name, href: pathOf({ kind: 'asset', slug }, lang) },
-      { label: t('asset.nav.price'), href: pathOf(key, lang) },
-    ),
+    crumbs: assetCrumbs(ctx, { kind: 'price', slug }),
     ogType: 'website',
     structuredData: [],
     blocks: [
@@ -662,14 +685,9 @@ function priceView(ctx: SiteContext, content: ContentIndex, slug: string): View 
       { type: 'assetNav', slug },
       { type: 'priceFigures', ...names },
       { type: 'priceChart', ...names },
-      { type: 'assetList', title: t('markets.related'), slugs: relatedSlugs(slug) },
-      { type: 'postList', title: t('asset.latestPosts'), posts: latestFor(content, lang, slug) },
-      {
-        type: 'callToAction',
-        title: t('asset.cta.title', names),
-        text: t('asset.cta.text', names),
-        cta: { label: t('common.buyAsset', names), href: pathOf({ kind: 'buy', slug }, lang) },
-      },
+      relatedAssets(ctx, slug),
+      latestPosts(ctx, latestFor(content, lang, slug)),
+      buyCallToAction(ctx, slug),
       disclaimer(ctx),
     ],
   }
@@ -699,12 +717,7 @@ function newsView(ctx: SiteContext, content: ContentIndex, slug: string): View {
     template: 'news',
     title: t('news.title', names),
     description: t('news.description', names),
-    crumbs: crumbs(
-      ctx,
-      { label: t('nav.markets'), href: `/${lang}/markets/` },
-      { label: names.name, href: pathOf({ kind: 'asset', slug }, lang) },
-      { label: t('asset.nav.news'), href: pathOf({ kind: 'news', slug }, lang) },
-    ),
+    crumbs: assetCrumbs(ctx, { kind: 'news', slug }),
     ogType: 'website',
     structuredData: [],
     blocks,
@@ -887,11 +900,7 @@ function blogView(ctx: SiteContext, content: ContentIndex, slug: string, siteUrl
     ogType: 'article',
     article: { published: post.date },
     structuredData: [blogPosting(post, siteUrl)],
-    blocks: [
-      { type: 'richText', html: post.html },
-      { type: 'postList', title: t('asset.latestPosts'), posts: more },
-      disclaimer(ctx),
-    ],
+    blocks: [{ type: 'richText', html: post.html }, latestPosts(ctx, more), disclaimer(ctx)],
   }
 }
 
