@@ -3,6 +3,7 @@
 // crash between the tick and the commit, or a second tick, can never buy twice.
 import { randomUUID } from 'node:crypto'
 import type { ExchangeService } from '../core/exchangeService.ts'
+import { PeriodicTask } from '../core/periodicTask.ts'
 import { lastOccurrenceIndex } from './schedule.ts'
 
 export type SchedulerOptions = {
@@ -15,8 +16,7 @@ export type SchedulerOptions = {
 export class SavingsScheduler {
   readonly #service: ExchangeService
   readonly #options: SchedulerOptions
-  #timer: ReturnType<typeof setInterval> | undefined
-  #busy = false
+  readonly #task = new PeriodicTask(() => this.#runDue(), 0)
 
   constructor(service: ExchangeService, options: SchedulerOptions) {
     this.#service = service
@@ -24,39 +24,36 @@ export class SavingsScheduler {
   }
 
   start(): void {
-    this.#timer ??= setInterval(() => void this.tick(), this.#options.tickMs ?? 1_000)
+    this.#task.start(this.#options.tickMs ?? 1_000)
   }
 
   stop(): void {
-    clearInterval(this.#timer)
-    this.#timer = undefined
+    this.#task.stop()
   }
 
-  /** Submits one run per due plan; returns how many ran. */
-  async tick(): Promise<number> {
-    if (this.#busy) return 0
-    this.#busy = true
+  /** Submits one run per due plan; returns how many ran (0 while a tick is still running). */
+  tick(): Promise<number> {
+    return this.#task.run()
+  }
+
+  async #runDue(): Promise<number> {
     let ran = 0
-    try {
-      const nowMs = this.#options.nowMs()
-      for (const plan of [...this.#service.core.savingsPlans.values()]) {
-        if (plan.status !== 'ACTIVE') continue
-        const index = lastOccurrenceIndex(plan.startMs, plan.frequency, nowMs)
-        if (index < plan.nextIndex) continue
-        const fees = await this.#options.feesOf(plan.accountId)
-        const outcome = await this.#service.submit({
-          type: 'runSavingsPlan',
-          timestamp: nowMs,
-          planId: plan.id,
-          index,
-          executionIds: Array.from({ length: index - plan.nextIndex + 1 }, () => randomUUID()),
-          orderId: randomUUID(),
-          ...fees,
-        })
-        if (outcome.ok) ran += 1
-      }
-    } finally {
-      this.#busy = false
+    const nowMs = this.#options.nowMs()
+    for (const plan of [...this.#service.core.savingsPlans.values()]) {
+      if (plan.status !== 'ACTIVE') continue
+      const index = lastOccurrenceIndex(plan.startMs, plan.frequency, nowMs)
+      if (index < plan.nextIndex) continue
+      const fees = await this.#options.feesOf(plan.accountId)
+      const outcome = await this.#service.submit({
+        type: 'runSavingsPlan',
+        timestamp: nowMs,
+        planId: plan.id,
+        index,
+        executionIds: Array.from({ length: index - plan.nextIndex + 1 }, () => randomUUID()),
+        orderId: randomUUID(),
+        ...fees,
+      })
+      if (outcome.ok) ran += 1
     }
     return ran
   }
