@@ -7,6 +7,7 @@ import { type PaymentMethod, paymentMethod } from '@polder/catalogue'
 import { parseDecimal } from '@polder/engine'
 import { protocolError } from '@polder/protocol'
 import type { ExchangeService } from '../core/exchangeService.ts'
+import { PeriodicTask } from '../core/periodicTask.ts'
 import {
   centsToEur,
   dailyLimitRefusal,
@@ -33,8 +34,7 @@ export class PaymentService {
   readonly #service: ExchangeService
   readonly #provider: PaymentProvider
   readonly #nowMs: () => number
-  #timer: ReturnType<typeof setInterval> | undefined
-  #asking = false
+  readonly #retry = new PeriodicTask(() => this.#askAboutPending(), undefined)
 
   constructor(service: ExchangeService, provider: PaymentProvider, nowMs: () => number) {
     this.#service = service
@@ -49,12 +49,11 @@ export class PaymentService {
    */
   start(retryMs = 30_000): void {
     void this.resume()
-    this.#timer ??= setInterval(() => void this.resume(), retryMs)
+    this.#retry.start(retryMs)
   }
 
   stop(): void {
-    clearInterval(this.#timer)
-    this.#timer = undefined
+    this.#retry.stop()
   }
 
   /**
@@ -97,24 +96,25 @@ export class PaymentService {
     return { ok: true, payment: this.#service.core.payments.get(paymentId)! }
   }
 
-  /** Asks the provider again about every payment still pending (it is idempotent). */
-  async resume(): Promise<void> {
-    if (this.#asking) return
-    this.#asking = true
-    try {
-      for (const payment of this.#service.core.payments.pending()) {
-        const method = paymentMethod(payment.method)
-        if (method === undefined) continue
-        const answer = await this.#ask({
-          paymentId: payment.id,
-          accountId: payment.accountId,
-          method: method.id,
-          amountEur: centsToEur(BigInt(payment.amount) / ledgerUnitsPerCent),
-        })
-        if (answer !== undefined) await this.#record(payment.id, answer)
-      }
-    } finally {
-      this.#asking = false
+  /**
+   * Asks the provider again about every payment still pending (it is idempotent); nothing while
+   * the previous round of asking is still going.
+   */
+  resume(): Promise<void> {
+    return this.#retry.run()
+  }
+
+  async #askAboutPending(): Promise<void> {
+    for (const payment of this.#service.core.payments.pending()) {
+      const method = paymentMethod(payment.method)
+      if (method === undefined) continue
+      const answer = await this.#ask({
+        paymentId: payment.id,
+        accountId: payment.accountId,
+        method: method.id,
+        amountEur: centsToEur(BigInt(payment.amount) / ledgerUnitsPerCent),
+      })
+      if (answer !== undefined) await this.#record(payment.id, answer)
     }
   }
 

@@ -3,6 +3,7 @@
 import { assets } from '@polder/catalogue'
 import { parseDecimal } from '@polder/engine'
 import type { ExchangeService } from '../core/exchangeService.ts'
+import { PeriodicTask } from '../core/periodicTask.ts'
 
 const dayMs = 86_400_000
 
@@ -22,7 +23,7 @@ export class StakingAccrual {
   readonly #service: ExchangeService
   readonly #nowMs: () => number
   readonly #yields: Record<string, number>
-  #timer: ReturnType<typeof setInterval> | undefined
+  readonly #task = new PeriodicTask(() => this.#payDayEnded(), false)
 
   constructor(service: ExchangeService, nowMs: () => number, yields = stakingYieldsPpm()) {
     this.#service = service
@@ -31,16 +32,22 @@ export class StakingAccrual {
   }
 
   start(tickMs = 60_000): void {
-    this.#timer ??= setInterval(() => void this.tick(), tickMs)
+    this.#task.start(tickMs)
   }
 
   stop(): void {
-    clearInterval(this.#timer)
-    this.#timer = undefined
+    this.#task.stop()
   }
 
-  /** Pays the day that ended last midnight, if not paid yet; true when it paid. */
-  async tick(): Promise<boolean> {
+  /**
+   * Pays the day that ended last midnight, if not paid yet; true when it paid. A tick while the
+   * previous one is still submitting pays nothing (false): the core would refuse the same day.
+   */
+  tick(): Promise<boolean> {
+    return this.#task.run()
+  }
+
+  async #payDayEnded(): Promise<boolean> {
     const nowMs = this.#nowMs()
     const dayMsEnded = Math.floor(nowMs / dayMs) * dayMs - dayMs
     const outcome = await this.#service.submit({
