@@ -1,6 +1,6 @@
 // Blocks of the asset, price, news and blog templates.
 
-import { assets } from '@polder/catalogue'
+import { assetBySlug } from '@polder/catalogue'
 import { formatDate, formatDateTime, formatEur, formatEurCompact } from '@polder/i18n'
 import type { ReactElement } from 'react'
 import { Change } from '../components/Change.tsx'
@@ -81,7 +81,7 @@ export function TopicFilter({ active }: { active?: string | undefined }): ReactE
 
 export function AssetNav({ slug }: { slug: string }): ReactElement {
   const { lang, t, route } = useSite()
-  const asset = assets.find((candidate) => candidate.slug === slug)
+  const asset = assetBySlug(slug)
   const links = [
     { label: t('asset.nav.overview'), href: pathOf({ kind: 'asset', slug }, lang) },
     { label: t('asset.nav.price'), href: pathOf({ kind: 'price', slug }, lang) },
@@ -175,7 +175,7 @@ export function AssetList({
       <h2>{title}</h2>
       <ul>
         {slugs.map((slug) => {
-          const asset = assets.find((candidate) => candidate.slug === slug)
+          const asset = assetBySlug(slug)
           const figures = asset === undefined ? undefined : figuresOf(asset.symbol)
           return (
             <li key={slug}>

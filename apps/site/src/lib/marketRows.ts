@@ -1,6 +1,6 @@
 // Rows of the markets tables: catalogue asset joined with the build-time figures.
 
-import { assets } from '@polder/catalogue'
+import { cryptoAssets } from '@polder/catalogue'
 import { popularityRank } from '../data/popular.ts'
 import { figuresOf } from './marketData.ts'
 
@@ -16,20 +16,18 @@ export type MarketRow = {
 }
 
 export function marketRows(): MarketRow[] {
-  return assets
-    .filter((asset) => asset.category !== 'fiat')
-    .map((asset) => {
-      const figures = figuresOf(asset.symbol)
-      return {
-        slug: asset.slug,
-        symbol: asset.symbol,
-        name: asset.name,
-        last: figures?.last ?? null,
-        change24h: figures?.change24h ?? null,
-        volumeQuote24h: figures?.volumeQuote24h ?? '0',
-        miniChart: (figures?.miniChart ?? []).map(([, price]) => price),
-      }
-    })
+  return cryptoAssets.map((asset) => {
+    const figures = figuresOf(asset.symbol)
+    return {
+      slug: asset.slug,
+      symbol: asset.symbol,
+      name: asset.name,
+      last: figures?.last ?? null,
+      change24h: figures?.change24h ?? null,
+      volumeQuote24h: figures?.volumeQuote24h ?? '0',
+      miniChart: (figures?.miniChart ?? []).map(([, price]) => price),
+    }
+  })
 }
 
 /** The markets with the largest 24-hour euro volume, then the most popular. */

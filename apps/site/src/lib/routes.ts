@@ -2,7 +2,7 @@
 // path rules. One table feeds Astro's static paths, the sitemap, hreflang alternates, the
 // language switcher and the route test.
 
-import { assets } from '@polder/catalogue'
+import { cryptoAssets } from '@polder/catalogue'
 import { type Locale, locales } from '@polder/i18n/locales'
 import { affiliatePartners } from '../data/affiliates.ts'
 import { type BlogTopic, blogTopics } from '../data/blogTopics.ts'
@@ -130,9 +130,7 @@ export function pathOf(key: PageKey, lang: Locale): string {
 }
 
 /** Slugs of the crypto-assets that get pages (EUR is the quote currency, not a page). */
-export const assetPageSlugs: readonly string[] = assets
-  .filter((asset) => asset.category !== 'fiat')
-  .map((asset) => asset.slug)
+export const assetPageSlugs: readonly string[] = cryptoAssets.map((asset) => asset.slug)
 
 /** Every page key, given the blog post slugs found in the content. */
 export function pageKeys(blogSlugs: readonly string[]): PageKey[] {

@@ -2,7 +2,7 @@
 // are composed here from the spec's blocks; texts come from the message catalogues (figures
 // through placeholders filled from the catalogue and the brand facts) and from content/.
 
-import { assets, brandFacts, markets, minOrderInQuoteAsset } from '@polder/catalogue'
+import { assetBySlug, brandFacts, markets, minOrderInQuoteAsset } from '@polder/catalogue'
 import {
   formatDate,
   formatEur,
@@ -53,10 +53,8 @@ export type View = {
   article?: { published: string; updated?: string }
 }
 
-const assetBySlug = new Map(assets.map((asset) => [asset.slug, asset]))
-
 function assetOf(slug: string) {
-  const asset = assetBySlug.get(slug)
+  const asset = assetBySlug(slug)
   if (asset === undefined) throw new Error(`no asset ${slug}`)
   return asset
 }

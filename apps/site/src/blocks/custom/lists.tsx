@@ -1,4 +1,4 @@
-import { assets } from '@polder/catalogue'
+import { cryptoAssets } from '@polder/catalogue'
 import { localeTags } from '@polder/i18n'
 import type { ReactElement } from 'react'
 import { eeaCountries, localSiteCountries } from '../../data/countries.ts'
@@ -31,16 +31,15 @@ export function CountriesTable(): ReactElement {
 
 export function StatusTable(): ReactElement {
   const { t, lang } = useSite()
-  const crypto = assets.filter((asset) => asset.category !== 'fiat')
-  const ok = crypto.filter(
+  const ok = cryptoAssets.filter(
     (asset) => asset.depositStatus === 'OK' && asset.withdrawalStatus === 'OK',
   )
   // Assets with a problem first, so the table answers "is something wrong?" at a glance.
-  const ordered = [...crypto.filter((asset) => !ok.includes(asset)), ...ok]
+  const ordered = [...cryptoAssets.filter((asset) => !ok.includes(asset)), ...ok]
   return (
     <>
       <p className="status-summary">
-        {t('status.summary', { ok: ok.length, total: crypto.length })}
+        {t('status.summary', { ok: ok.length, total: cryptoAssets.length })}
       </p>
       <Table
         caption={t('status.caption')}

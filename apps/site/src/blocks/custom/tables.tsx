@@ -2,7 +2,7 @@
 
 import {
   accountLimits,
-  assets,
+  cryptoAssets,
   feeTiers,
   maxOpenOrdersDefault,
   minOrderInQuoteAsset,
@@ -93,7 +93,6 @@ export function PaymentMethodsTable(): ReactElement {
 
 export function WithdrawalFeesTable(): ReactElement {
   const { t, lang } = useSite()
-  const crypto = assets.filter((asset) => asset.category !== 'fiat')
   return (
     <Table
       caption={t('fees.withdrawal.caption')}
@@ -104,7 +103,7 @@ export function WithdrawalFeesTable(): ReactElement {
         t('fees.withdrawal.status'),
       ]}
       numeric={[1, 2]}
-      rows={crypto.map((asset) => ({
+      rows={cryptoAssets.map((asset) => ({
         key: asset.slug,
         cells: [
           <a key="a" href={`/${lang}/${asset.slug}/`}>
