@@ -3,6 +3,7 @@ import { localeTags } from '@polder/i18n'
 import type { ReactElement } from 'react'
 import { eeaCountries, localSiteCountries } from '../../data/countries.ts'
 import { useSite } from '../../lib/context.tsx'
+import { AssetLink } from './AssetLink.tsx'
 import { Table } from './Table.tsx'
 
 export function CountriesTable(): ReactElement {
@@ -30,7 +31,7 @@ export function CountriesTable(): ReactElement {
 }
 
 export function StatusTable(): ReactElement {
-  const { t, lang } = useSite()
+  const { t } = useSite()
   const ok = cryptoAssets.filter(
     (asset) => asset.depositStatus === 'OK' && asset.withdrawalStatus === 'OK',
   )
@@ -47,9 +48,7 @@ export function StatusTable(): ReactElement {
         rows={ordered.map((asset) => ({
           key: asset.slug,
           cells: [
-            <a key="a" href={`/${lang}/${asset.slug}/`}>
-              {asset.name} <span className="symbol">{asset.symbol}</span>
-            </a>,
+            <AssetLink key="a" asset={asset} />,
             <span key="d" className={`status status-${asset.depositStatus.toLowerCase()}`}>
               {t(`asset.status.${asset.depositStatus}`)}
             </span>,

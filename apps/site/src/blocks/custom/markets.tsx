@@ -5,6 +5,7 @@ import { Sparkline } from '../../components/Sparkline.tsx'
 import { useSite } from '../../lib/context.tsx'
 import { topMarkets } from '../../lib/marketRows.ts'
 import { AsOf } from '../siteBlocks.tsx'
+import { AssetLink } from './AssetLink.tsx'
 import { Table } from './Table.tsx'
 
 export function Top5MarketsTable(): ReactElement {
@@ -25,9 +26,7 @@ export function Top5MarketsTable(): ReactElement {
         rows={rows.map((row) => ({
           key: row.slug,
           cells: [
-            <a key="a" href={`/${lang}/${row.slug}/`}>
-              {row.name} <span className="symbol">{row.symbol}</span>
-            </a>,
+            <AssetLink key="a" asset={row} />,
             row.last === null ? t('price.noData') : formatEur(lang, row.last),
             <Change key="c" value={row.change24h} empty="–" />,
             <Sparkline key="s" prices={row.miniChart} />,

@@ -11,6 +11,7 @@ import {
 import { formatEur, formatNumber, formatPercent } from '@polder/i18n'
 import type { ReactElement } from 'react'
 import { useSite } from '../../lib/context.tsx'
+import { AssetLink } from './AssetLink.tsx'
 import { Table } from './Table.tsx'
 
 export function TradingFeesTable(): ReactElement {
@@ -106,9 +107,7 @@ export function WithdrawalFeesTable(): ReactElement {
       rows={cryptoAssets.map((asset) => ({
         key: asset.slug,
         cells: [
-          <a key="a" href={`/${lang}/${asset.slug}/`}>
-            {asset.name} <span className="symbol">{asset.symbol}</span>
-          </a>,
+          <AssetLink key="a" asset={asset} />,
           `${formatNumber(lang, asset.withdrawalFee, { maximumFractionDigits: asset.decimals })} ${asset.symbol}`,
           `${formatNumber(lang, asset.withdrawalMinAmount, { maximumFractionDigits: asset.decimals })} ${asset.symbol}`,
           t(`asset.status.${asset.withdrawalStatus}`),
