@@ -2,6 +2,7 @@ import { assetBySlug, assets, cryptoAssets, markets, networks } from '@polder/ca
 import { catalogues, type Locale, locales } from '@polder/i18n'
 import { describe, expect, it } from 'vitest'
 import {
+  assetAmount,
   consensusText,
   marketSizeEur,
   relatedAssetSlugs,
@@ -149,6 +150,12 @@ describe('the facts table (category, network, consensus with its MiCA indicators
     expect(values).toContain('51.000.000 t CO₂e per jaar')
     expect(values.at(-1)).toMatch(/^Schatting uit een gepubliceerde index\. Bronnen: Cambridge/)
     expect(values.at(-1)).toMatch(/stand 1 okt 2026\.$/)
+  })
+
+  it('writes an amount to the asset’s own decimals, with its symbol, per locale', () => {
+    const bitcoin = assetBySlug('bitcoin')!
+    expect(assetAmount('en', '1234.5', bitcoin)).toBe('1,234.5 BTC')
+    expect(assetAmount('de', '0.123456789', bitcoin)).toBe('0,12345679 BTC')
   })
 
   it('says that a token inherits its host network’s figures, and a native coin has its own', () => {

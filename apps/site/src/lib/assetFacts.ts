@@ -11,7 +11,7 @@ import {
   type Network,
   supplyAsOf,
 } from '@polder/catalogue'
-import { formatDate, formatNumber, formatPercent } from '@polder/i18n'
+import { formatDate, formatNumber, formatPercent, type Locale } from '@polder/i18n'
 import type { SiteContext } from './context.tsx'
 
 type Translate = SiteContext['t']
@@ -24,6 +24,11 @@ export function consensusText(t: Translate, network: Network): string {
   return network.consensusProtocol === undefined
     ? family
     : `${family} (${network.consensusProtocol})`
+}
+
+/** An amount of the asset to the asset's own decimals, with its symbol: en "0.0005 BTC". */
+export function assetAmount(lang: Locale, amount: string, asset: Asset): string {
+  return `${formatNumber(lang, amount, { maximumFractionDigits: asset.decimals })} ${asset.symbol}`
 }
 
 /** Compact amount with the symbol: en "20.1M BTC", de "20,1 Mio. BTC". */

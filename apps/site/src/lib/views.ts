@@ -19,7 +19,13 @@ import { blogTopics } from '../data/blogTopics.ts'
 import { localSiteCountries } from '../data/countries.ts'
 import { scheduledMaintenance } from '../data/maintenance.ts'
 import { popularAssetSlugs } from '../data/popular.ts'
-import { consensusRow, relatedAssetSlugs, supplyRows, sustainabilityRows } from './assetFacts.ts'
+import {
+  assetAmount,
+  consensusRow,
+  relatedAssetSlugs,
+  supplyRows,
+  sustainabilityRows,
+} from './assetFacts.ts'
 import { assetSummary } from './assetSummaries.ts'
 import { type BlogPost, type ContentIndex, type PostSummary, postsOf, summary } from './content.ts'
 import type { SiteContext } from './context.tsx'
@@ -563,10 +569,7 @@ function factsBlock(ctx: SiteContext, slug: string): Block {
       t('asset.facts.status'),
       `${t(`asset.status.${asset.depositStatus}`)} / ${t(`asset.status.${asset.withdrawalStatus}`)}`,
     ],
-    [
-      t('asset.facts.withdrawalFee'),
-      `${formatNumber(lang, asset.withdrawalFee, { maximumFractionDigits: asset.decimals })} ${asset.symbol}`,
-    ],
+    [t('asset.facts.withdrawalFee'), assetAmount(lang, asset.withdrawalFee, asset)],
     [
       t('asset.facts.staking'),
       asset.staking?.eligible === true

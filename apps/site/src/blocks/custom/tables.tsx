@@ -8,11 +8,17 @@ import {
   minOrderInQuoteAsset,
   paymentMethods,
 } from '@polder/catalogue'
-import { formatEur, formatNumber, formatPercent } from '@polder/i18n'
+import { formatEur, formatPercent, type Locale } from '@polder/i18n'
 import type { ReactElement } from 'react'
+import { assetAmount } from '../../lib/assetFacts.ts'
 import { useSite } from '../../lib/context.tsx'
 import { AssetLink } from './AssetLink.tsx'
 import { Table } from './Table.tsx'
+
+/** A rate in parts per million (the catalogue's unit) as a percentage: 2500 → en "0.25%". */
+function ppmPercent(lang: Locale, ppm: number): string {
+  return formatPercent(lang, ppm / 10_000)
+}
 
 export function TradingFeesTable(): ReactElement {
   const { t, lang } = useSite()
@@ -31,22 +37,17 @@ export function TradingFeesTable(): ReactElement {
         cells: [
           String(tier.tier + 1),
           t('fees.trading.volumeFrom', { amount: formatEur(lang, tier.volumeEurMin) }),
-          formatPercent(lang, tier.makerFeePpm / 10_000),
-          formatPercent(lang, tier.takerFeePpm / 10_000),
+          ppmPercent(lang, tier.makerFeePpm),
+          ppmPercent(lang, tier.takerFeePpm),
         ],
       }))}
     />
   )
 }
 
-function feeText(
-  lang: Parameters<typeof formatEur>[0],
-  fixed: string,
-  ppm: number,
-  free: string,
-): string {
+function feeText(lang: Locale, fixed: string, ppm: number, free: string): string {
   const parts: string[] = []
-  if (ppm > 0) parts.push(formatPercent(lang, ppm / 10_000))
+  if (ppm > 0) parts.push(ppmPercent(lang, ppm))
   if (fixed !== '0') parts.push(formatEur(lang, fixed))
   return parts.length === 0 ? free : parts.join(' + ')
 }
@@ -108,8 +109,8 @@ export function WithdrawalFeesTable(): ReactElement {
         key: asset.slug,
         cells: [
           <AssetLink key="a" asset={asset} />,
-          `${formatNumber(lang, asset.withdrawalFee, { maximumFractionDigits: asset.decimals })} ${asset.symbol}`,
-          `${formatNumber(lang, asset.withdrawalMinAmount, { maximumFractionDigits: asset.decimals })} ${asset.symbol}`,
+          assetAmount(lang, asset.withdrawalFee, asset),
+          assetAmount(lang, asset.withdrawalMinAmount, asset),
           t(`asset.status.${asset.withdrawalStatus}`),
         ],
       }))}
