@@ -102,11 +102,8 @@ export class Ledger {
     reference: string,
     timestampMs: number,
   ): LedgerEntry {
-    assertPositive(amount)
-    return this.#post('deposit', reference, timestampMs, [
-      { holder: 'external', asset, bucket: 'available', delta: -amount },
-      { holder: account, asset, bucket: 'available', delta: amount },
-    ])
+    const postings = movePostings(asset, amount, availableOf('external'), availableOf(account))
+    return this.#post('deposit', reference, timestampMs, postings)
   }
 
   /** Sends `amount` out of the exchange; the account also pays `fee`, which the exchange keeps. */
@@ -135,11 +132,8 @@ export class Ledger {
     reference: string,
     timestampMs: number,
   ): LedgerEntry {
-    assertPositive(amount)
-    return this.#post('fee', reference, timestampMs, [
-      { holder: account, asset, bucket: 'available', delta: -amount },
-      { holder: 'fees', asset, bucket: 'available', delta: amount },
-    ])
+    const postings = movePostings(asset, amount, availableOf(account), availableOf('fees'))
+    return this.#post('fee', reference, timestampMs, postings)
   }
 
   /** Moves `amount` between an account's available balance and the staking account. */
@@ -167,11 +161,8 @@ export class Ledger {
     reference: string,
     timestampMs: number,
   ): LedgerEntry {
-    assertPositive(amount)
-    return this.#post('reward', reference, timestampMs, [
-      { holder: 'external', asset, bucket: 'available', delta: -amount },
-      { holder: account, asset, bucket: 'available', delta: amount },
-    ])
+    const postings = movePostings(asset, amount, availableOf('external'), availableOf(account))
+    return this.#post('reward', reference, timestampMs, postings)
   }
 
   /** Moves funds from available to inOrder for an order. */
@@ -182,11 +173,8 @@ export class Ledger {
     reference: string,
     timestampMs: number,
   ): LedgerEntry {
-    assertPositive(amount)
-    return this.#post('hold', reference, timestampMs, [
-      { holder: account, asset, bucket: 'available', delta: -amount },
-      { holder: account, asset, bucket: 'inOrder', delta: amount },
-    ])
+    const postings = movePostings(asset, amount, availableOf(account), inOrderOf(account))
+    return this.#post('hold', reference, timestampMs, postings)
   }
 
   /** Returns held funds to available (order canceled, filled below its hold, or updated). */
@@ -197,11 +185,8 @@ export class Ledger {
     reference: string,
     timestampMs: number,
   ): LedgerEntry {
-    assertPositive(amount)
-    return this.#post('release', reference, timestampMs, [
-      { holder: account, asset, bucket: 'inOrder', delta: -amount },
-      { holder: account, asset, bucket: 'available', delta: amount },
-    ])
+    const postings = movePostings(asset, amount, inOrderOf(account), availableOf(account))
+    return this.#post('release', reference, timestampMs, postings)
   }
 
   /**
@@ -302,6 +287,21 @@ export class Ledger {
     // journal, so keeping every entry would only grow memory.
     return { entryId: this.#nextEntryId++, kind, reference, timestampMs, postings }
   }
+}
+
+/** One of a holder's two balances of an asset. */
+type Place = { holder: Holder; bucket: Bucket }
+const availableOf = (holder: Holder): Place => ({ holder, bucket: 'available' })
+const inOrderOf = (holder: Holder): Place => ({ holder, bucket: 'inOrder' })
+
+/** The two postings that move a positive `amount` of `asset` from one balance to another. */
+function movePostings(asset: string, amount: bigint, from: Place, to: Place): Posting[] {
+  assertPositive(amount)
+  // Postings keep one key order (one object shape): hold and release run for every order.
+  return [
+    { holder: from.holder, asset, bucket: from.bucket, delta: -amount },
+    { holder: to.holder, asset, bucket: to.bucket, delta: amount },
+  ]
 }
 
 function assertPositive(amount: bigint): void {
