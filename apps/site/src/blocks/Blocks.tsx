@@ -4,6 +4,7 @@
 import type { ReactElement, ReactNode } from 'react'
 import { Icon } from '../components/Icon.tsx'
 import { CustomBlock } from './custom/CustomBlock.tsx'
+import { Table } from './custom/Table.tsx'
 import {
   AssetList,
   AssetNav,
@@ -224,36 +225,11 @@ export function BlockView({ block, island }: { block: Block; island?: ReactNode 
     case 'dataTable':
       return (
         <Section title={block.title} className="data-table">
-          <div className="table-scroll">
-            <table>
-              <caption>{block.caption}</caption>
-              <thead>
-                <tr>
-                  {block.columns.map((column) => (
-                    <th key={column} scope="col">
-                      {column}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {block.rows.map((row) => (
-                  <tr key={row.join('|')}>
-                    {row.map((cell, index) =>
-                      index === 0 ? (
-                        <th key={cell} scope="row">
-                          {cell}
-                        </th>
-                      ) : (
-                        // biome-ignore lint/suspicious/noArrayIndexKey: cells of a row have no other identity
-                        <td key={index}>{cell}</td>
-                      ),
-                    )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            caption={block.caption}
+            columns={block.columns}
+            rows={block.rows.map((row) => ({ key: row.join('|'), cells: row }))}
+          />
         </Section>
       )
     case 'disclaimer':
