@@ -61,20 +61,6 @@ export type LegalPageSlug = (typeof legalPageSlugs)[number]
 /** The maintenance announcement lives at /{lang}{token} (spec §2). */
 export const maintenanceToken = '/maintenance/'
 
-export type RouteKind =
-  | 'home'
-  | 'default'
-  | 'legal'
-  | 'blogList'
-  | 'blog'
-  | 'affiliate'
-  | 'buy'
-  | 'asset'
-  | 'price'
-  | 'news'
-  | 'maintenance'
-  | 'notFound'
-
 /** A language-independent name of a page: the same key in every language. */
 export type PageKey =
   | { kind: 'home' }
@@ -89,6 +75,8 @@ export type PageKey =
   | { kind: 'news'; slug: string }
   | { kind: 'maintenance' }
   | { kind: 'notFound' }
+
+export type RouteKind = PageKey['kind']
 
 export type Route = {
   lang: Locale
