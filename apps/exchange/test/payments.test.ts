@@ -140,6 +140,23 @@ describe('payment methods', () => {
       })
     }
   })
+
+  it('refuses a deposit body that is not JSON with 102, and one without an amount with 205 saying what to send', async () => {
+    const { token } = await customer('malformed@example.com')
+    const notJson = await fetch(`${baseUrl}/exchange/payments/v1/deposits`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"method":',
+    })
+    expect({ status: notJson.status, json: await notJson.json() }).toEqual({
+      status: 400,
+      json: { errorCode: 102, error: 'Invalid JSON.' },
+    })
+    expect(await api('POST', '/exchange/payments/v1/deposits', { method: 'sepa' }, token)).toEqual({
+      status: 400,
+      json: { errorCode: 205, error: 'Send method and amount (EUR).' },
+    })
+  })
 })
 
 describe('deposits by payment method (sandbox provider)', () => {

@@ -69,6 +69,27 @@ describe('staking', () => {
     expect(assets.every((asset) => Number(asset.yieldPercentPerYear) <= 15)).toBe(true)
   })
 
+  it('refuses a body that is not JSON with 102, and one that does not fit with 205 saying what to send', async () => {
+    const notJson = await fetch(`${baseUrl}/exchange/staking/v1/stake`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"asset":',
+    })
+    expect({ status: notJson.status, json: await notJson.json() }).toEqual({
+      status: 400,
+      json: { errorCode: 102, error: 'Invalid JSON.' },
+    })
+    for (const action of ['stake', 'unstake']) {
+      expect(await api('POST', `/exchange/staking/v1/${action}`, { asset: 'ETH' })).toEqual({
+        status: 400,
+        json: {
+          errorCode: 205,
+          error: 'Send asset, amount and, for a first stake, acknowledgeRisk.',
+        },
+      })
+    }
+  })
+
   it('needs the risk disclosure acknowledged with the first stake', async () => {
     const refused = await api('POST', '/exchange/staking/v1/stake', { asset: 'ETH', amount: '4' })
     expect(refused.json.errorCode).toBe(320)
