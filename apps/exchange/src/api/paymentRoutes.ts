@@ -4,7 +4,7 @@
 // trade to deposit); without either, 401 with the protocol's error body.
 import { paymentMethods } from '@polder/catalogue'
 import { protocolError } from '@polder/protocol'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { AccountStore } from '../accounts/accountStore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
@@ -19,7 +19,8 @@ import {
   limitWindowMs,
   withdrawnCentsSince,
 } from '../transfers/transferLimits.ts'
-import { webCallerAccount } from './webAuth.ts'
+import { requireWebCaller } from './webAuth.ts'
+import { webJsonBody } from './webJsonBody.ts'
 
 export type PaymentDeps = {
   service: ExchangeService
@@ -66,12 +67,6 @@ function limitToWire(limitCents: bigint, usedCents: bigint) {
 export function registerPaymentRoutes(app: FastifyInstance, deps: PaymentDeps): void {
   const { service } = deps
 
-  const authenticated = async (request: FastifyRequest, reply: FastifyReply) => {
-    const accountId = await webCallerAccount(request, deps.accounts, deps.nowMs)
-    if (accountId === undefined) reply.code(401).send(protocolError(300).body)
-    return accountId
-  }
-
   app.get('/exchange/payments/v1/methods', async () =>
     paymentMethods.map((method) => ({
       id: method.id,
@@ -90,7 +85,7 @@ export function registerPaymentRoutes(app: FastifyInstance, deps: PaymentDeps): 
   )
 
   app.get('/exchange/payments/v1/limits', async (request, reply) => {
-    const accountId = await authenticated(request, reply)
+    const accountId = await requireWebCaller(request, reply, deps)
     if (accountId === undefined) return reply
     const limits = limitsOfAccount(accountId)
     const sinceMs = deps.nowMs() - limitWindowMs
@@ -116,24 +111,17 @@ export function registerPaymentRoutes(app: FastifyInstance, deps: PaymentDeps): 
   })
 
   app.post('/exchange/payments/v1/deposits', async (request, reply) => {
-    const accountId = await authenticated(request, reply)
+    const accountId = await requireWebCaller(request, reply, deps)
     if (accountId === undefined) return reply
-    let json: unknown
-    try {
-      json = request.rawBody ? JSON.parse(request.rawBody) : undefined
-    } catch {
-      return reply.code(400).send(protocolError(102).body)
-    }
-    const body = depositBody.safeParse(json)
-    if (!body.success)
-      return reply.code(400).send({ errorCode: 205, error: 'Send method and amount (EUR).' })
-    const result = await deps.payments.deposit(accountId, body.data.method, body.data.amount)
+    const body = webJsonBody(request, reply, depositBody, 'Send method and amount (EUR).')
+    if (body === undefined) return reply
+    const result = await deps.payments.deposit(accountId, body.method, body.amount)
     if (!result.ok) return reply.code(400).send(result.refusal)
     return reply.code(201).send(paymentToWire(result.payment))
   })
 
   app.get('/exchange/payments/v1/deposits', async (request, reply) => {
-    const accountId = await authenticated(request, reply)
+    const accountId = await requireWebCaller(request, reply, deps)
     if (accountId === undefined) return reply
     const query = listQuery.safeParse(request.query)
     if (!query.success) return reply.code(400).send(protocolError(205, { param: 'limit' }).body)
@@ -144,7 +132,7 @@ export function registerPaymentRoutes(app: FastifyInstance, deps: PaymentDeps): 
   })
 
   app.get('/exchange/payments/v1/deposits/:id', async (request, reply) => {
-    const accountId = await authenticated(request, reply)
+    const accountId = await requireWebCaller(request, reply, deps)
     if (accountId === undefined) return reply
     const payment = service.core.payments.get((request.params as { id: string }).id)
     if (payment === undefined || payment.accountId !== accountId)

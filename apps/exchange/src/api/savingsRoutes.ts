@@ -15,7 +15,7 @@ import type { AccountStore } from '../accounts/accountStore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import type { Plan } from '../savings/savingsBook.ts'
 import { dateToMs, msToDate, occurrence } from '../savings/schedule.ts'
-import { webCallerAccount } from './webAuth.ts'
+import { requireWebCaller } from './webAuth.ts'
 
 export type SavingsDeps = { service: ExchangeService; accounts: AccountStore; nowMs: () => number }
 
@@ -60,15 +60,12 @@ function eligibleAssets() {
 export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): void {
   const { service } = deps
 
-  const accountOf = (request: FastifyRequest) =>
-    webCallerAccount(request, deps.accounts, deps.nowMs)
-
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0]!
     const match = matchWebEndpoint(request.method, path)
     if (!match) return reply.code(404).send(protocolError(110).body)
-    const accountId = await accountOf(request)
-    if (accountId === undefined) return reply.code(401).send(protocolError(300).body)
+    const accountId = await requireWebCaller(request, reply, deps)
+    if (accountId === undefined) return reply
     let input: unknown = {}
     if (match.endpoint.requestIn === 'query') {
       input = Object.fromEntries(new URLSearchParams(request.url.split('?')[1] ?? ''))

@@ -5,12 +5,13 @@ import { randomUUID } from 'node:crypto'
 import { assetBySymbol, assets } from '@polder/catalogue'
 import { parseDecimal } from '@polder/engine'
 import { protocolError } from '@polder/protocol'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { AccountStore } from '../accounts/accountStore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
-import { webCallerAccount } from './webAuth.ts'
+import { requireWebCaller } from './webAuth.ts'
+import { webJsonBody } from './webJsonBody.ts'
 
 export type StakingDeps = { service: ExchangeService; accounts: AccountStore; nowMs: () => number }
 
@@ -31,16 +32,10 @@ export function registerStakingRoutes(app: FastifyInstance, deps: StakingDeps): 
         yieldPercentPerYear: asset.staking!.yieldPercentPerYear,
       }))
 
-  const authenticated = async (request: FastifyRequest, reply: FastifyReply) => {
-    const accountId = await webCallerAccount(request, deps.accounts, deps.nowMs)
-    if (accountId === undefined) reply.code(401).send(protocolError(300).body)
-    return accountId
-  }
-
   app.get('/exchange/staking/v1/assets', async () => eligible())
 
   app.get('/exchange/staking/v1', async (request, reply) => {
-    const accountId = await authenticated(request, reply)
+    const accountId = await requireWebCaller(request, reply, deps)
     if (accountId === undefined) return reply
     const positions = [...service.core.stakes]
       .filter(([key]) => key.startsWith(`${accountId} `))
@@ -73,25 +68,20 @@ export function registerStakingRoutes(app: FastifyInstance, deps: StakingDeps): 
 
   for (const action of ['stake', 'unstake'] as const) {
     app.post(`/exchange/staking/v1/${action}`, async (request, reply) => {
-      const accountId = await authenticated(request, reply)
+      const accountId = await requireWebCaller(request, reply, deps)
       if (accountId === undefined) return reply
-      let json: unknown
-      try {
-        json = request.rawBody ? JSON.parse(request.rawBody) : undefined
-      } catch {
-        return reply.code(400).send(protocolError(102).body)
-      }
-      const body = stakeBody.safeParse(json)
-      if (!body.success)
-        return reply.code(400).send({
-          errorCode: 205,
-          error: 'Send asset, amount and, for a first stake, acknowledgeRisk.',
-        })
-      const asset = assetBySymbol(body.data.asset)
+      const body = webJsonBody(
+        request,
+        reply,
+        stakeBody,
+        'Send asset, amount and, for a first stake, acknowledgeRisk.',
+      )
+      if (body === undefined) return reply
+      const asset = assetBySymbol(body.asset)
       if (!asset?.staking || (action === 'stake' && !asset.staking.eligible)) {
         return reply.code(400).send(protocolError(205, { param: 'asset' }).body)
       }
-      const amount = parseDecimal(body.data.amount, asset.decimals)
+      const amount = parseDecimal(body.amount, asset.decimals)
       if (!amount.ok || amount.units <= 0)
         return reply.code(400).send(protocolError(205, { param: 'amount' }).body)
       const outcome = await service.submit({
@@ -100,14 +90,12 @@ export function registerStakingRoutes(app: FastifyInstance, deps: StakingDeps): 
         accountId,
         asset: asset.symbol,
         amount: toLedgerUnits(amount.units, asset.decimals).toString(),
-        ...(body.data.acknowledgeRisk === undefined
-          ? {}
-          : { acknowledgeRisk: body.data.acknowledgeRisk }),
+        ...(body.acknowledgeRisk === undefined ? {} : { acknowledgeRisk: body.acknowledgeRisk }),
         reference: randomUUID(),
       })
       if (!outcome.ok)
         return reply.code(400).send({ errorCode: outcome.errorCode, error: outcome.error })
-      return { success: true, asset: asset.symbol, amount: body.data.amount }
+      return { success: true, asset: asset.symbol, amount: body.amount }
     })
   }
 }
