@@ -2,65 +2,22 @@
 // simulator on) backfills 60 days of candles for every market before it listens; every market
 // then has a two-sided book and a trade at once. A second start on the same data directory
 // loads the stored history instead of backfilling again.
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { serverProcesses } from './fixtures/serverProcess.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
 type Json = any
 
 const dayMs = 86_400_000
-const dataDir = mkdtempSync(join(tmpdir(), 'polder-backfill-'))
-const children: ChildProcess[] = []
-afterAll(() => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  rmSync(dataDir, { recursive: true, force: true })
-})
+const servers = serverProcesses('polder-backfill-')
 
-/** Spawns `serve` on the data directory; resolves with its base URL once it listens. */
-function serve(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      join(import.meta.dirname, '..', 'src', 'main.ts'),
-      'serve',
-      '--port',
-      '0',
-      '--data',
-      dataDir,
-      '--seed',
-      '5',
-    ],
-    {
-      env: { ...process.env, POLDER_SUPERVISED: '1', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  )
-  children.push(child)
-  return new Promise((resolve, reject) => {
-    let output = ''
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /POLDER_READY (.+)\n/.exec(output)
-      if (match) resolve({ child, url: JSON.parse(match[1]!).urls[0].url.replace(/\/v2$/, '') })
-    })
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
-  })
-}
+/** Starts `serve` on the data directory (seed 5); resolves with it once it listens. */
+const serve = () => servers.startMain(['--seed', '5'], { LOG_LEVEL: 'warn' })
 
 async function get(url: string): Promise<Json> {
   const response = await fetch(url)
   expect(response.status, url).toBe(200)
   return response.json()
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  child.kill('SIGTERM')
-  await exited
 }
 
 describe('candle backfill on first start', () => {
@@ -109,7 +66,7 @@ describe('candle backfill on first start', () => {
       `first start: ${markets.length} markets backfilled in ${health.candleHistory.backfillMs} ms; every market two-sided, traded and charted ${readyMs} ms after spawn`,
     )
 
-    await stop(first.child)
+    await first.stop('SIGTERM')
     const second = await serve()
     expect((await get(`${second.url}/health`)).candleHistory).toEqual({
       markets: markets.length,
@@ -126,6 +83,6 @@ describe('candle backfill on first start', () => {
     expect(
       await get(`${second.url}/v2/BTC-EUR/candles?interval=1m&limit=1440&end=${nowMs - 120_000}`),
     ).toEqual(minutes)
-    await stop(second.child)
+    await second.stop('SIGTERM')
   }, 120_000)
 })

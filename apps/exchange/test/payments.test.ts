@@ -4,7 +4,6 @@
 // the fees as their own movement.
 import { paymentMethods } from '@polder/catalogue'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sign } from '../src/auth/signature.ts'
 import { defaultConfig } from '../src/config.ts'
 import { formatLedgerUnits } from '../src/ledger/ledger.ts'
 import {
@@ -14,6 +13,7 @@ import {
   SandboxPaymentProvider,
 } from '../src/payments/paymentProvider.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
@@ -212,25 +212,8 @@ describe('deposits by payment method (sandbox provider)', () => {
       'a long enough password',
     )
     const key = await server.accounts.createApiKey(account.id, ['view', 'trade'])
-    const signed = async (
-      method: string,
-      path: string,
-      body?: unknown,
-    ): Promise<{ status: number; json: Json }> => {
-      const timestamp = nowMs()
-      const text = body === undefined ? '' : JSON.stringify(body)
-      const response = await fetch(`${baseUrl}${path}`, {
-        method,
-        headers: {
-          'bitvavo-access-key': key.key,
-          'bitvavo-access-timestamp': String(timestamp),
-          'bitvavo-access-signature': sign(key.secret, timestamp, method, path, text),
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: text }),
-      })
-      return { status: response.status, json: await response.json() }
-    }
+    const signed = (method: string, path: string, body?: unknown) =>
+      signedRequest(baseUrl, key, method, path, { body, timestampMs: nowMs() })
     const deposit = await signed('POST', '/exchange/payments/v1/deposits', {
       method: 'apple-pay',
       amount: '200',

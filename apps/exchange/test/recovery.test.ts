@@ -1,56 +1,16 @@
 // Durability: every acknowledged order, fill and balance survives kill -9, and the books come
 // back exactly (same levels, same priority, nonces continue).
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
-import { sign } from '../src/auth/signature.ts'
+import { describe, expect, it } from 'vitest'
+import { serverProcesses } from './fixtures/serverProcess.ts'
+import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, compared whole
 type Json = any
-type Key = { key: string; secret: string; accountId: number }
+type Key = ApiKey & { accountId: number }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'polder-recovery-'))
-const children: ChildProcess[] = []
-afterAll(() => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  rmSync(dataDir, { recursive: true, force: true })
-})
+const servers = serverProcesses('polder-recovery-')
 
-function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [join(import.meta.dirname, 'fixtures', 'serveTestListing.ts'), dataDir],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  )
-  children.push(child)
-  return new Promise((resolve, reject) => {
-    let output = ''
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /READY (\S+)/.exec(output)
-      if (match) resolve({ child, url: match[1]! })
-    })
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
-  })
-}
-
-async function admin(url: string, path: string, body: unknown): Promise<Json> {
-  const token = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim()
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  const json = await response.json()
-  expect(response.status, JSON.stringify(json)).toBe(200)
-  return json
-}
-
+/** A signed request's JSON body, whatever the status: the test compares what comes back. */
 async function signed(
   url: string,
   who: Key,
@@ -58,19 +18,7 @@ async function signed(
   path: string,
   body?: unknown,
 ): Promise<Json> {
-  const timestamp = Date.now()
-  const text = body === undefined ? '' : JSON.stringify(body)
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: {
-      'bitvavo-access-key': who.key,
-      'bitvavo-access-timestamp': String(timestamp),
-      'bitvavo-access-signature': sign(who.secret, timestamp, method, path, text),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: text }),
-  })
-  return response.json()
+  return (await signedRequest(url, who, method, path, { body })).json
 }
 
 /** Waits until the book is flushed: its nonce stops moving (two reads 300 ms apart agree). */
@@ -97,17 +45,17 @@ async function observe(url: string, alice: Key, bob: Key): Promise<Json> {
 
 describe('recovery after kill -9', () => {
   it('brings back every acknowledged order, fill and balance, the same book, and continuing nonces', async () => {
-    const first = await startServer()
-    const alice: Key = await admin(first.url, '/admin/accounts', {
+    const first = await servers.startTestServer()
+    const alice: Key = await first.admin('/admin/accounts', {
       email: 'alice@example.com',
       password: 'a long enough password',
       eur: '100000',
     })
-    const bob: Key = await admin(first.url, '/admin/accounts', {
+    const bob: Key = await first.admin('/admin/accounts', {
       email: 'bob@example.com',
       password: 'a long enough password',
     })
-    await admin(first.url, '/admin/deposits', {
+    await first.admin('/admin/deposits', {
       accountId: bob.accountId,
       asset: 'BTC',
       amount: '2',
@@ -165,10 +113,9 @@ describe('recovery after kill -9', () => {
 
     const before = await observe(first.url, alice, bob)
     expect(before.book.nonce).toBeGreaterThan(0)
-    first.child.kill('SIGKILL')
-    await new Promise((resolve) => first.child.once('exit', resolve))
+    await first.stop('SIGKILL')
 
-    const second = await startServer()
+    const second = await servers.startTestServer()
     const after = await observe(second.url, alice, bob)
     expect(after).toEqual(before)
 
@@ -192,9 +139,8 @@ describe('recovery after kill -9', () => {
 
     // A clean stop saves a snapshot: the next start restores it and replays nothing.
     const atStop = await observe(second.url, alice, bob)
-    second.child.kill('SIGTERM')
-    await new Promise((resolve) => second.child.once('exit', resolve))
-    const third = await startServer()
+    await second.stop('SIGTERM')
+    const third = await servers.startTestServer()
     const thirdHealth: Json = await (await fetch(`${third.url}/health`)).json()
     expect(thirdHealth.startup.snapshotSeq).toBeGreaterThan(0)
     expect(thirdHealth.startup.replayedRecords).toBe(0)
@@ -211,11 +157,9 @@ describe('recovery after kill -9', () => {
     expect(late.status).toBe('new')
     await bookSettled(third.url)
     const beforeKill = await observe(third.url, alice, bob)
-    third.child.kill('SIGKILL')
-    await new Promise((resolve) => third.child.once('exit', resolve))
-    const fourth = await startServer()
+    await third.stop('SIGKILL')
+    const fourth = await servers.startTestServer()
     expect(await observe(fourth.url, alice, bob)).toEqual(beforeKill)
-    fourth.child.kill('SIGTERM')
-    await new Promise((resolve) => fourth.child.once('exit', resolve))
+    await fourth.stop('SIGTERM')
   }, 60_000)
 })

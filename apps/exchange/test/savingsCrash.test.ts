@@ -4,62 +4,28 @@
 // the restarted scheduler must not buy again). Each time the server restarts on the same data
 // directory. The child's clock runs ahead of the wall clock
 // (POLDER_TEST_CLOCK_OFFSET_MS) so that the plan falls due seconds after the child starts.
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
-import { sign } from '../src/auth/signature.ts'
+import { describe, expect, it } from 'vitest'
+import { type ServerProcess, serverProcesses } from './fixtures/serverProcess.ts'
+import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
 type Json = any
-type Key = { key: string; secret: string; accountId: number }
-type Child = { child: ChildProcess; url: string; lines: string[] }
+type Key = ApiKey & { accountId: number }
 
 const dayMs = 86_400_000
 /** The plan's first run: a midnight (UTC), far enough ahead that no real clock reaches it. */
 const firstDueMs = Date.UTC(2031, 0, 1)
-const dataDir = mkdtempSync(join(tmpdir(), 'polder-savings-crash-'))
-const children: ChildProcess[] = []
+const servers = serverProcesses('polder-savings-crash-')
 let offsetMs = 0
 
-afterAll(() => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  rmSync(dataDir, { recursive: true, force: true })
-})
-
 /** Starts the server with its clock `leadMs` before `dueMs`. */
-function startServer(dueMs: number, leadMs: number): Promise<Child> {
+function startServer(dueMs: number, leadMs: number): Promise<ServerProcess> {
   offsetMs = dueMs - leadMs - Date.now()
-  const child = spawn(
-    process.execPath,
-    [join(import.meta.dirname, 'fixtures', 'serveTestListing.ts'), dataDir],
-    {
-      env: { ...process.env, POLDER_TEST_CLOCK_OFFSET_MS: String(offsetMs) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  )
-  children.push(child)
-  const lines: string[] = []
-  return new Promise((resolve, reject) => {
-    let buffered = ''
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString()
-      const complete = buffered.split('\n')
-      buffered = complete.pop()!
-      for (const line of complete) {
-        lines.push(line)
-        const ready = /^READY (\S+)/.exec(line)
-        if (ready) resolve({ child, url: ready[1]!, lines })
-      }
-    })
-    child.once('exit', (code, signal) => reject(new Error(`server exited with ${code ?? signal}`)))
-  })
+  return servers.startTestServer({ POLDER_TEST_CLOCK_OFFSET_MS: String(offsetMs) })
 }
 
 /** Resolves on the first stdout line matching `pattern` (already printed or still to come). */
-function lineOf(server: Child, pattern: RegExp, timeoutMs: number): Promise<string> {
+function lineOf(server: ServerProcess, pattern: RegExp, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const found = () => server.lines.find((line) => pattern.test(line))
     const timer = setTimeout(
@@ -74,54 +40,25 @@ function lineOf(server: Child, pattern: RegExp, timeoutMs: number): Promise<stri
       resolve(line)
       return true
     }
-    // Checked after the collector above has split the chunk into lines.
+    // Checked after the fixture's collector has split the chunk into lines.
     const onData = () => setImmediate(check)
     if (!check()) server.child.stdout!.on('data', onData)
   })
 }
 
 /** Whether the killed run survived in the journal, or the restarted server ran it again. */
-function kept(restarted: Child, index: number): string {
+function kept(restarted: ServerProcess, index: number): string {
   const again = restarted.lines.some(
     (line) => line.endsWith(` ${index}`) && line.startsWith('RUN_APPLIED'),
   )
   return again ? `run ${index} was lost and run again` : `run ${index} was kept`
 }
 
-async function kill(server: Child): Promise<void> {
-  const exited = new Promise((resolve) => server.child.once('exit', resolve))
-  server.child.kill('SIGKILL')
-  await exited
-}
-
-async function admin(url: string, path: string, body: unknown): Promise<Json> {
-  const token = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim()
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  const json = await response.json()
-  expect(response.status, JSON.stringify(json)).toBe(200)
-  return json
-}
-
-/** A signed request, timestamped by the server's clock. */
+/** A signed request, timestamped by the server's clock; its JSON body once it succeeded. */
 async function signed(url: string, who: Key, method: string, path: string, body?: unknown) {
-  const timestamp = Date.now() + offsetMs
-  const text = body === undefined ? '' : JSON.stringify(body)
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: {
-      'bitvavo-access-key': who.key,
-      'bitvavo-access-timestamp': String(timestamp),
-      'bitvavo-access-signature': sign(who.secret, timestamp, method, path, text),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: text }),
-  })
-  const json: Json = await response.json()
-  expect(response.status, JSON.stringify(json)).toBeLessThan(300)
+  const timestampMs = Date.now() + offsetMs
+  const { status, json } = await signedRequest(url, who, method, path, { body, timestampMs })
+  expect(status, JSON.stringify(json)).toBeLessThan(300)
   return json
 }
 
@@ -146,16 +83,16 @@ describe('savings scheduler across a kill -9 at the moment of a run', () => {
   it('runs each due occurrence exactly once', async () => {
     // The first run falls due 10 s after the server starts: time to set up the market and plan.
     let server = await startServer(firstDueMs, 10_000)
-    const saver: Key = await admin(server.url, '/admin/accounts', {
+    const saver: Key = await server.admin('/admin/accounts', {
       email: 'saver@example.com',
       password: 'a long enough password',
       eur: '1000',
     })
-    const seller: Key = await admin(server.url, '/admin/accounts', {
+    const seller: Key = await server.admin('/admin/accounts', {
       email: 'seller@example.com',
       password: 'a long enough password',
     })
-    await admin(server.url, '/admin/deposits', {
+    await server.admin('/admin/deposits', {
       accountId: seller.accountId,
       asset: 'BTC',
       amount: '1',
@@ -178,7 +115,7 @@ describe('savings scheduler across a kill -9 at the moment of a run', () => {
 
     // 1. Killed the moment the core applies the run, before its commit.
     await lineOf(server, new RegExp(`^RUN_APPLIED ${plan.id} 0$`), 30_000)
-    await kill(server)
+    await server.stop('SIGKILL')
     server = await startServer(firstDueMs, -5_000) // the same clock, 5 s past the due time
     const firstRuns = await runsOf(server.url, saver, plan.id, 1)
     await new Promise((resolve) => setTimeout(resolve, 2_500)) // more scheduler ticks: no second buy
@@ -191,13 +128,13 @@ describe('savings scheduler across a kill -9 at the moment of a run', () => {
         filledAmount: '0.00200000',
       }),
     ])
-    await kill(server)
+    await server.stop('SIGKILL')
 
     // 2. The next day: killed the moment the run's commit is done.
     const secondDueMs = firstDueMs + dayMs
     server = await startServer(secondDueMs, 4_000)
     await lineOf(server, new RegExp(`^RUN_DURABLE ${plan.id} 1$`), 30_000)
-    await kill(server)
+    await server.stop('SIGKILL')
     server = await startServer(secondDueMs, -5_000)
     const runs = await runsOf(server.url, saver, plan.id, 2)
     await new Promise((resolve) => setTimeout(resolve, 2_500))
@@ -215,6 +152,6 @@ describe('savings scheduler across a kill -9 at the moment of a run', () => {
     const sold: Json[] = await signed(server.url, seller, 'GET', '/v2/trades?market=BTC-EUR')
     expect(sold).toHaveLength(2)
     console.log(`the killed runs: ${outcomes.join('; ')}`)
-    await kill(server)
+    await server.stop('SIGKILL')
   }, 120_000)
 })

@@ -8,6 +8,7 @@ import { sign } from '../src/auth/signature.ts'
 import { defaultConfig } from '../src/config.ts'
 import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field below
@@ -39,27 +40,8 @@ async function createTrader(email: string, deposits: Record<string, string>): Pr
   return { key, secret, accountId: account.id }
 }
 
-async function signed(
-  who: Key,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: Json }> {
-  const timestamp = Date.now()
-  const text = body === undefined ? '' : JSON.stringify(body)
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      'bitvavo-access-key': who.key,
-      'bitvavo-access-timestamp': String(timestamp),
-      'bitvavo-access-signature': sign(who.secret, timestamp, method, path, text),
-      'bitvavo-access-window': '10000',
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: text }),
-  })
-  return { status: response.status, json: await response.json() }
-}
+const signed = (who: Key, method: string, path: string, body?: unknown) =>
+  signedRequest(baseUrl, who, method, path, { body, windowMs: 10_000 })
 
 /** Waits (at most 5 s) until a recorded message matches. */
 async function until(messages: Json[], match: (message: Json) => boolean): Promise<void> {

@@ -5,46 +5,28 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sign } from '../src/auth/signature.ts'
 import { defaultConfig } from '../src/config.ts'
 import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
 type Json = any
-type Key = { key: string; secret: string }
 
 let server: ExchangeServer
 let baseUrl: string
-let withdrawer: Key
-let trader: Key
+let withdrawer: ApiKey
+let trader: ApiKey
 /** The server's clock runs this far ahead of the wall clock (signatures use the same). */
 let offsetMs = 0
 const nowMs = () => Date.now() + offsetMs
 const delayMs = 6_000
 const dayMs = 86_400_000
 
-async function call(
-  who: Key,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: Json }> {
-  const timestamp = nowMs()
-  const text = body === undefined ? '' : JSON.stringify(body)
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      'bitvavo-access-key': who.key,
-      'bitvavo-access-timestamp': String(timestamp),
-      'bitvavo-access-signature': sign(who.secret, timestamp, method, path, text),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: text }),
-  })
-  return { status: response.status, json: await response.json() }
-}
+/** A signed request on the server's clock. */
+const call = (who: ApiKey, method: string, path: string, body?: unknown) =>
+  signedRequest(baseUrl, who, method, path, { body, timestampMs: nowMs() })
 
 beforeAll(async () => {
   server = await createExchangeServer(
