@@ -4,20 +4,25 @@
 // connections subscribed to the book of the busiest --markets. Requests are sent at planned
 // times and latency is measured from the planned time (so queueing is not hidden), into HDR
 // histograms. Prints acknowledged orders/s, acknowledgement latency p50/p99, the delay from a
-// fill to the book delta arriving at public subscribers p50/p99, and server memory per idle
-// connection. Bounded in time; ends the server it started.
+// fill to the book delta arriving at public subscribers p50/p99, the event-loop delay of the
+// server and of the generator itself (its 1 ms timer and its own work are part of what it
+// measures), and server memory per idle connection. The sockets are `ws` clients, as most Node
+// clients of the v2 API use. Bounded in time; ends the server it started.
 //
 // Run: npm exec -- node bench/exchange/load.bench.ts [--rate 5000] [--seconds 10] [--traders 20]
 //        [--subscribers 1000] [--markets 5] [--warmup 3] [--no-simulator] [--server-cpus 0]
-// (--server-cpus pins the server with taskset; run the bench itself under `taskset -c 1` too.)
+// (--server-cpus pins the server with taskset; run the bench itself under `taskset -c 1` too.
+// Measured here, pinning hurt: the server's own threads then share one core with it.)
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createHmac } from 'node:crypto'
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { assetBySymbol, marketById } from '@polder/catalogue'
 import * as hdr from 'hdr-histogram-js'
+import { WebSocket } from 'ws'
 
 const { values } = parseArgs({
   allowNegative: true,
@@ -279,6 +284,9 @@ try {
     return { action: 'privateCreateOrder', market, side, orderType: 'limit', amount, price }
   }
 
+  // The generator's own event-loop delay: latency it adds to what it measures.
+  const generatorLoopDelay = monitorEventLoopDelay({ resolution: 1 })
+  setTimeout(() => generatorLoopDelay.enable(), warmupSeconds * 1000)
   const total = Math.round(ratePerSecond * (warmupSeconds + durationSeconds))
   const intervalMs = 1000 / ratePerSecond
   const startedAt = performance.now()
@@ -335,6 +343,10 @@ try {
   )
   console.log(
     `  server event-loop delay during the load: p50 ${loopDelay.p50} ms, p99 ${loopDelay.p99} ms, max ${loopDelay.max} ms`,
+  )
+  generatorLoopDelay.disable()
+  console.log(
+    `  generator event-loop delay: p50 ${(generatorLoopDelay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(generatorLoopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(generatorLoopDelay.max / 1e6).toFixed(1)} ms (1 ms resolution)`,
   )
   console.log(
     `  server memory per idle subscriber connection: ${((rssAfterSubscribers - rssBeforeSubscribers) / Math.max(1, subscriberCount) / 1024).toFixed(1)} KiB`,
