@@ -124,6 +124,9 @@ export class FileSnapshotStore implements SnapshotStore {
     const seqs = await this.#seqs()
     for (const old of seqs.slice(snapshotsKeptMax))
       await rm(join(this.#dir, `${old}.json`), { force: true })
+    // What a crash left half-written (only one snapshot is ever written at a time).
+    for (const name of await readdir(this.#dir))
+      if (name.endsWith('.partial')) await rm(join(this.#dir, name), { force: true })
     // Snapshots from before the files (a data directory of an older version) are superseded.
     await this.#legacy.clear()
     return seqs.slice(0, snapshotsKeptMax).at(-1) ?? seq

@@ -296,6 +296,8 @@ describe.each(storageTargets)('snapshots on $name', (target) => {
       await snapshots.save(3, [JSON.stringify({ at: 3 })], 1)
       writeFileSync(join(location.dataDir, 'snapshots', '8.json.partial'), '{"at":')
       expect(await snapshots.latest()).toEqual({ seq: 3, state: { at: 3 } })
+      await snapshots.save(9, [JSON.stringify({ at: 9 })], 2) // and the next save removes it
+      expect(readdirSync(join(location.dataDir, 'snapshots')).sort()).toEqual(['3.json', '9.json'])
     } finally {
       await driver.close()
       await cleanup()
