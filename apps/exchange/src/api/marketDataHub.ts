@@ -122,6 +122,8 @@ export class MarketDataHub {
   /** Pushes the 24-hour tickers of the markets that changed since the last push. */
   publishTickers24h(): void {
     for (const market of this.#tickerChanged) {
+      // Built only for someone: a rolling 24-hour figure reads a day of candles.
+      if (!this.#byTopic.has(`ticker24h ${market}`)) continue
       const message = this.ticker24hMessage(market)
       if (message !== undefined) this.#toChannel('ticker24h', market, message)
     }
