@@ -2,6 +2,7 @@
 // market: the data behind GET /order(s), /trades and /{market}/trades. Derived from engine
 // events inside the core, so a journal replay rebuilds it.
 import type { EngineEvent, FillEvent, OrderState, TradeEvent } from '@polder/engine'
+import { limitWindowMs } from '../transfers/transferLimits.ts'
 
 export type OrderRecord = { state: OrderState; fills: FillEvent[] }
 
@@ -35,6 +36,7 @@ export type Transfer = {
   method?: string
 }
 
+/** Kept per account: the newest, and every one of the last `limitWindowMs` (daily limits). */
 export const transfersPerAccountMax = 5_000
 
 export type OrderHistorySnapshot = {
@@ -124,8 +126,17 @@ export class OrderHistory {
   recordTransfer(accountId: number, transfer: Transfer): void {
     const transfers = this.#transfers.get(accountId) ?? []
     transfers.push(transfer)
-    if (transfers.length > transfersPerAccountMax * 2)
-      transfers.splice(0, transfers.length - transfersPerAccountMax)
+    if (transfers.length > transfersPerAccountMax * 2) {
+      // The oldest go, but never one the rolling daily withdrawal limits still count.
+      const keptFromMs = transfer.timestamp - limitWindowMs
+      let forgotten = 0
+      while (
+        forgotten < transfers.length - transfersPerAccountMax &&
+        transfers[forgotten]!.timestamp <= keptFromMs
+      )
+        forgotten += 1
+      transfers.splice(0, forgotten)
+    }
     this.#transfers.set(accountId, transfers)
   }
 

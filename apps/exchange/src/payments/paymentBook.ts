@@ -2,6 +2,8 @@
 // counted against the daily limits at once) and then confirmed (credited) or failed by the
 // payment provider. Pure data and bookkeeping; the core decides, the provider is elsewhere.
 
+import { limitWindowMs } from '../transfers/transferLimits.ts'
+
 export type PaymentStatus = 'pending' | 'confirmed' | 'failed'
 
 /** Amounts in ledger units (10^-18 EUR) as decimal strings. */
@@ -21,7 +23,10 @@ export type Payment = {
   updated: number
 }
 
-/** Payments kept per account: the newest ones, and every pending one. */
+/**
+ * Payments kept per account: the newest ones, every pending one, and every one the rolling
+ * daily deposit limits still count (the last `limitWindowMs`), however many that is.
+ */
 export const paymentsPerAccountMax = 1_000
 
 export class PaymentBook {
@@ -46,7 +51,8 @@ export class PaymentBook {
     const ids = this.#byAccount.get(payment.accountId) ?? []
     ids.push(payment.id)
     this.#byAccount.set(payment.accountId, ids)
-    if (ids.length > paymentsPerAccountMax * 2) this.#forgetSettled(ids)
+    if (ids.length > paymentsPerAccountMax * 2)
+      this.#forgetSettled(ids, payment.created - limitWindowMs)
   }
 
   /** The account's payments, newest first. */
@@ -74,11 +80,13 @@ export class PaymentBook {
     return total
   }
 
-  #forgetSettled(ids: string[]): void {
+  /** Forgets the oldest settled payments created at or before `beforeMs`, down to the maximum. */
+  #forgetSettled(ids: string[], beforeMs: number): void {
     let excess = ids.length - paymentsPerAccountMax
     const kept: string[] = []
     for (const id of ids) {
-      if (excess > 0 && this.#payments.get(id)!.status !== 'pending') {
+      const payment = this.#payments.get(id)!
+      if (excess > 0 && payment.status !== 'pending' && payment.created <= beforeMs) {
         this.#payments.delete(id)
         excess -= 1
       } else kept.push(id)

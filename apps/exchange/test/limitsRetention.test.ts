@@ -1,0 +1,77 @@
+// The rolling daily limits add up what an account did in the last 24 hours from the lists the
+// core keeps. Those lists are bounded by count, so what they forget must never be something the
+// limits still count: otherwise many small transfers would make a large one disappear.
+import { describe, expect, it } from 'vitest'
+import { OrderHistory, transfersPerAccountMax } from '../src/core/orderHistory.ts'
+import { type Payment, PaymentBook, paymentsPerAccountMax } from '../src/payments/paymentBook.ts'
+import { limitWindowMs, withdrawnCentsSince } from '../src/transfers/transferLimits.ts'
+
+const startMs = 1_800_000_000_000
+const euro = 10n ** 18n
+
+describe('what the daily limits count is never forgotten', () => {
+  it('a large withdrawal still counts after many small deposits in the same 24 hours', () => {
+    const history = new OrderHistory()
+    history.recordTransfer(1, {
+      kind: 'withdraw',
+      timestamp: startMs,
+      asset: 'EUR',
+      amount: String(99_999n * euro),
+      fee: '0',
+      reference: 'w-1',
+      valueEurCents: 9_999_900,
+    })
+    // More than twice the kept count, all within the hour.
+    for (let index = 0; index < transfersPerAccountMax * 2 + 10; index += 1)
+      history.recordTransfer(1, {
+        kind: 'deposit',
+        timestamp: startMs + 1 + index,
+        asset: 'EUR',
+        amount: String(euro),
+        fee: '0',
+        reference: `d-${index}`,
+      })
+    const now = startMs + 3_600_000
+    expect(withdrawnCentsSince(history, 1, now - limitWindowMs, 'euro')).toBe(9_999_900n)
+  })
+
+  it('older transfers are still forgotten once the window has passed them', () => {
+    const history = new OrderHistory()
+    const total = transfersPerAccountMax * 2 + 1
+    for (let index = 0; index < total; index += 1)
+      history.recordTransfer(1, {
+        kind: 'deposit',
+        // One every minute: the first ones are days old when the last arrives.
+        timestamp: startMs + index * 60_000,
+        asset: 'EUR',
+        amount: String(euro),
+        fee: '0',
+        reference: `d-${index}`,
+      })
+    const kept = history.transfersOf(1, 'deposit')
+    expect(kept.length).toBeLessThan(total)
+    expect(kept.length).toBeGreaterThanOrEqual(transfersPerAccountMax)
+    expect(kept.at(0)!.reference).toBe(`d-${total - 1}`) // newest first
+  })
+
+  it('a payment still counts against the deposit limit after many more in the same 24 hours', () => {
+    const book = new PaymentBook()
+    const payment = (index: number, amountEur: bigint): Payment => ({
+      id: `p-${index}`,
+      accountId: 1,
+      method: 'sepa',
+      amount: String(amountEur * euro),
+      fee: '0',
+      status: 'confirmed',
+      providerReference: null,
+      failureReason: null,
+      created: startMs + index,
+      updated: startMs + index,
+    })
+    book.add(payment(0, 90_000n))
+    for (let index = 1; index <= paymentsPerAccountMax * 2 + 1; index += 1)
+      book.add(payment(index, 1n))
+    const counted = book.startedSince(1, startMs + 3_600_000 - limitWindowMs)
+    expect(counted).toBe((90_000n + BigInt(paymentsPerAccountMax * 2 + 1)) * euro)
+  })
+})
