@@ -22,7 +22,12 @@ import type { ExchangeService } from '../core/exchangeService.ts'
 import type { CandleInterval } from '../core/marketStats.ts'
 import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
 import type { SimulatedMarket } from '../simulator/marketSimulator.ts'
-import { isValidAddress, sandboxDepositAddress, sandboxIban } from '../transfers/addresses.ts'
+import {
+  isValidAddress,
+  isValidIban,
+  sandboxDepositAddress,
+  sandboxIban,
+} from '../transfers/addresses.ts'
 import {
   dailyLimitRefusal,
   eurToCents,
@@ -491,8 +496,9 @@ export function registerExchangeActions(
         throw new Error(`catalogue amounts of ${asset.symbol} do not parse`)
       if (amount.units < minimum.units) return failure(protocolError(406))
       const address = String(params.address)
-      if (asset.symbol !== 'EUR' && !isValidAddress(asset.networks[0]!, address))
-        return failure(protocolError(412))
+      const addressValid =
+        asset.symbol === 'EUR' ? isValidIban(address) : isValidAddress(asset.networks[0]!, address)
+      if (!addressValid) return failure(protocolError(412))
       // addWithdrawalFee: the fee comes on top of the amount; otherwise out of it.
       const sent = params.addWithdrawalFee === true ? amount.units : amount.units - fee.units
       if (sent <= 0) return failure(protocolError(406))
