@@ -29,7 +29,15 @@ export type PaymentDeps = {
   nowMs: () => number
 }
 
-const depositBody = z.strictObject({ method: z.string().max(32), amount: z.string().max(32) })
+const depositBody = z.strictObject({
+  method: z.string().max(32),
+  amount: z.string().max(32),
+  /** The client's own id for the request: sent again, it gets the payment it made the first time. */
+  clientPaymentId: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .optional(),
+})
 const listQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).optional() })
 
 /** Parts per million as a percentage without trailing zeros (17,500 → "1.75"). */
@@ -113,11 +121,21 @@ export function registerPaymentRoutes(app: FastifyInstance, deps: PaymentDeps): 
   app.post('/exchange/payments/v1/deposits', async (request, reply) => {
     const accountId = await requireWebCaller(request, reply, deps)
     if (accountId === undefined) return reply
-    const body = webJsonBody(request, reply, depositBody, 'Send method and amount (EUR).')
+    const body = webJsonBody(
+      request,
+      reply,
+      depositBody,
+      'Send method and amount (EUR), and optionally clientPaymentId (up to 64 letters, digits, - or _).',
+    )
     if (body === undefined) return reply
-    const result = await deps.payments.deposit(accountId, body.method, body.amount)
+    const result = await deps.payments.deposit(
+      accountId,
+      body.method,
+      body.amount,
+      body.clientPaymentId,
+    )
     if (!result.ok) return reply.code(400).send(result.refusal)
-    return reply.code(201).send(paymentToWire(result.payment))
+    return reply.code(result.replayed ? 200 : 201).send(paymentToWire(result.payment))
   })
 
   app.get('/exchange/payments/v1/deposits', async (request, reply) => {

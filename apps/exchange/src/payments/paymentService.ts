@@ -2,7 +2,7 @@
 // the method's fee, records the payment (journaled, pending), starts it with the payment
 // provider, and records what the provider answers (confirmed: credited; failed: nothing moves).
 // Payments left pending are asked about again, at start and every 30 s.
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { type PaymentMethod, paymentMethod } from '@polder/catalogue'
 import { parseDecimal } from '@polder/engine'
 import { protocolError } from '@polder/protocol'
@@ -20,7 +20,20 @@ import type { Payment } from './paymentBook.ts'
 import type { PaymentProvider, PaymentRequest, ProviderAnswer } from './paymentProvider.ts'
 
 export type Refusal = { errorCode: number; error: string }
-export type DepositResult = { ok: true; payment: Payment } | { ok: false; refusal: Refusal }
+/** `replayed`: a retry with the same clientPaymentId, answered with the payment it made before. */
+export type DepositResult =
+  | { ok: true; payment: Payment; replayed: boolean }
+  | { ok: false; refusal: Refusal }
+
+/**
+ * The payment id of an account's deposit request with `clientPaymentId`: the same request sent
+ * again (a timeout, a lost answer) finds the payment it started instead of starting, and with a
+ * real provider charging, a second one.
+ */
+export function clientPaymentIdToPaymentId(accountId: number, clientPaymentId: string): string {
+  const hex = createHash('sha256').update(`${accountId} ${clientPaymentId}`).digest('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+}
 
 /**
  * The method's deposit fee on `amountCents`: the fixed part plus the proportional part, rounded
@@ -35,6 +48,11 @@ export class PaymentService {
   readonly #provider: PaymentProvider
   readonly #nowMs: () => number
   readonly #retry = new PeriodicTask(() => this.#askAboutPending(), undefined)
+  /**
+   * Payments applied but not yet durable: the provider hears of a payment only once the
+   * exchange's record of it would survive a crash, or the customer could pay for nothing.
+   */
+  readonly #starting = new Set<string>()
 
   constructor(service: ExchangeService, provider: PaymentProvider, nowMs: () => number) {
     this.#service = service
@@ -60,7 +78,12 @@ export class PaymentService {
    * Checks, records and starts a deposit of `amountText` EUR by `methodId`. The checks and the
    * record happen in one synchronous turn, so two deposits at once cannot both pass a limit.
    */
-  async deposit(accountId: number, methodId: string, amountText: string): Promise<DepositResult> {
+  async deposit(
+    accountId: number,
+    methodId: string,
+    amountText: string,
+    clientPaymentId?: string,
+  ): Promise<DepositResult> {
     const method = paymentMethod(methodId)
     if (method === undefined)
       return { ok: false, refusal: protocolError(205, { param: 'method' }).body }
@@ -71,19 +94,39 @@ export class PaymentService {
         refusal: protocolError(parsed.errorCode === 429 ? 429 : 205, { param: 'amount' }).body,
       }
     const amountCents = BigInt(parsed.units)
+    const paymentId =
+      clientPaymentId === undefined
+        ? randomUUID()
+        : clientPaymentIdToPaymentId(accountId, clientPaymentId)
+    const earlier = this.#service.core.payments.get(paymentId)
+    if (earlier !== undefined) {
+      // The same request again gets what the first one made; another one under the same id is
+      // refused rather than taken for it.
+      const same =
+        earlier.method === method.id && earlier.amount === String(amountCents * ledgerUnitsPerCent)
+      if (!same)
+        return { ok: false, refusal: protocolError(205, { param: 'clientPaymentId' }).body }
+      if (this.#starting.has(paymentId)) await this.#service.drain()
+      return { ok: true, payment: this.#service.core.payments.get(paymentId)!, replayed: true }
+    }
     const refusal = this.#checkLimits(accountId, method, amountCents)
     if (refusal !== undefined) return { ok: false, refusal }
     const feeCents = depositFeeCents(method, amountCents)
-    const paymentId = randomUUID()
-    const started = await this.#service.submit({
-      type: 'startPayment',
-      timestamp: this.#nowMs(),
-      paymentId,
-      accountId,
-      method: method.id,
-      amount: (amountCents * ledgerUnitsPerCent).toString(),
-      fee: (feeCents * ledgerUnitsPerCent).toString(),
-    })
+    this.#starting.add(paymentId)
+    let started: Awaited<ReturnType<ExchangeService['submit']>>
+    try {
+      started = await this.#service.submit({
+        type: 'startPayment',
+        timestamp: this.#nowMs(),
+        paymentId,
+        accountId,
+        method: method.id,
+        amount: (amountCents * ledgerUnitsPerCent).toString(),
+        fee: (feeCents * ledgerUnitsPerCent).toString(),
+      })
+    } finally {
+      this.#starting.delete(paymentId)
+    }
     if (!started.ok)
       return { ok: false, refusal: { errorCode: started.errorCode, error: started.error } }
     const answer = await this.#ask({
@@ -93,7 +136,7 @@ export class PaymentService {
       amountEur: centsToEur(amountCents),
     })
     if (answer !== undefined) await this.#record(paymentId, answer)
-    return { ok: true, payment: this.#service.core.payments.get(paymentId)! }
+    return { ok: true, payment: this.#service.core.payments.get(paymentId)!, replayed: false }
   }
 
   /**
@@ -106,6 +149,7 @@ export class PaymentService {
 
   async #askAboutPending(): Promise<void> {
     for (const payment of this.#service.core.payments.pending()) {
+      if (this.#starting.has(payment.id)) continue // its deposit call asks once it is durable
       const method = paymentMethod(payment.method)
       if (method === undefined) continue
       const answer = await this.#ask({
