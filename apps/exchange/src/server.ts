@@ -126,11 +126,11 @@ export async function createExchangeServer(
   const simulator = config.simulator
     ? await createSimulator(accounts, service, listing, () => clock.nowMs(), config)
     : undefined
-  // Before listening, so charts have their 60 days from the first request on.
-  const candleHistory: HistoryStartup | undefined = simulator
-    ? (await openCandleHistory(storage, service, simulator, config.seed, () => clock.nowMs()))
-        .startup
-    : undefined
+  // Before listening, so charts have their 60 days from the first request on. The stored
+  // history is loaded with the simulator off too; only the backfill needs it.
+  const candleHistory: HistoryStartup = (
+    await openCandleHistory(storage, service, simulator, config.seed, () => clock.nowMs())
+  ).startup
   const adminToken =
     config.dataDir === undefined ? randomBytes(32).toString('hex') : loadAdminToken(config.dataDir)
   const hub = new MarketDataHub(
@@ -154,7 +154,7 @@ export async function createExchangeServer(
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
   })
-  if (candleHistory !== undefined && candleHistory.backfilled > 0)
+  if (candleHistory.backfilled > 0)
     app.log.info(candleHistory, 'backfilled simulated candle history')
 
   // The roots answer with a short index so that every URL `npm start` prints opens something.
@@ -171,7 +171,7 @@ export async function createExchangeServer(
     status: 'ok',
     uptimeMs: clock.nowMs() - startedMs,
     startup: service.startup,
-    candleHistory: candleHistory ?? null,
+    candleHistory,
   }))
   app.get('/metrics', async (_request, reply) => {
     reply.header('content-type', metrics.registry.contentType)

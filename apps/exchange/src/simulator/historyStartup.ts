@@ -1,8 +1,9 @@
-// At start, with the simulator on: load the stored candle history, and backfill the markets that
-// have none and have never traded (all of them on an exchange's first start; a market listed
-// later gets its own when it first starts). A market that already traded without history (a
-// data directory from before the backfill existed) is left alone: history ending now would
-// overlap its live candles.
+// At start: load the stored candle history and attach it to the market stats, whatever the
+// simulator does (a restart with --no-simulator keeps the 60 days on the charts). With the
+// simulator on, also backfill the markets that have none and have never traded (all of them on
+// an exchange's first start; a market listed later gets its own when it first starts). A market
+// that already traded without history (a data directory from before the backfill existed) is
+// left alone: history ending now would overlap its live candles.
 import { CandleHistory, validPrice } from '../core/candleHistory.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import { loadCandleHistory, saveCandleHistory } from '../storage/candleHistoryStore.ts'
@@ -22,15 +23,15 @@ export type HistoryStartup = {
 export async function openCandleHistory(
   storage: SqlDriver,
   service: ExchangeService,
-  simulator: MarketSimulator,
+  /** Undefined (the simulator off): nothing is backfilled. */
+  simulator: MarketSimulator | undefined,
   seed: number,
   nowMs: () => number,
 ): Promise<{ history: CandleHistory; startup: HistoryStartup }> {
   const stored = await loadCandleHistory(storage)
   const known = new Set(stored.map((history) => history.market))
   const engine = service.core.engine
-  const missing: BackfillMarket[] = simulator
-    .startingPrices()
+  const missing: BackfillMarket[] = (simulator?.startingPrices() ?? [])
     .filter(({ spec }) => !known.has(spec.market) && !engine.ticker(spec.market)?.lastPrice)
     .map(({ spec, priceUnits, volatilityPercentPerDay }) => ({
       market: spec.market,
