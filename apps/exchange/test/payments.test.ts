@@ -154,7 +154,11 @@ describe('payment methods', () => {
     })
     expect(await api('POST', '/exchange/payments/v1/deposits', { method: 'sepa' }, token)).toEqual({
       status: 400,
-      json: { errorCode: 205, error: 'Send method and amount (EUR).' },
+      json: {
+        errorCode: 205,
+        error:
+          'Send method and amount (EUR), and optionally clientPaymentId (up to 64 letters, digits, - or _).',
+      },
     })
   })
 })
