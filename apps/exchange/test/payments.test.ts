@@ -230,6 +230,7 @@ describe('deposits by payment method (sandbox provider)', () => {
         timestamp: expect.any(Number),
         symbol: 'EUR',
         amount: '200.00',
+        address: '',
         paymentId: deposit.json.id,
         txId: deposit.json.providerReference,
         fee: '3.50',

@@ -135,6 +135,7 @@ describe('deposits and withdrawals (sandbox)', () => {
         timestamp: 1,
         symbol: 'BTC',
         amount: '1.00000000',
+        address: '',
         txId: 'sandbox-1',
         fee: '0.00000000',
         status: 'completed',

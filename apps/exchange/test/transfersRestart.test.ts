@@ -137,6 +137,7 @@ describe('a euro deposit across a kill -9', () => {
         timestamp: expect.any(Number),
         symbol: 'EUR',
         amount: '200.00',
+        address: '',
         paymentId: deposit.id,
         txId: deposit.providerReference,
         fee: '3.50',

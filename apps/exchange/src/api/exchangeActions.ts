@@ -545,7 +545,8 @@ export function registerExchangeActions(
           timestamp: t.timestamp,
           symbol: t.asset,
           amount: formatLedgerUnits(BigInt(t.amount), decimalsOf(t.asset)),
-          ...(t.address === undefined ? {} : { address: t.address }),
+          // Always present, as the protocol lists it: '' where a payment method has none.
+          address: t.address ?? '',
           ...(t.paymentId === undefined ? {} : { paymentId: t.paymentId }),
           ...(t.txId === undefined ? {} : { txId: t.txId }),
           fee: formatLedgerUnits(BigInt(t.fee), decimalsOf(t.asset)),

@@ -96,8 +96,9 @@ export type DepositResponse = z.infer<typeof depositResponse>
 export const withdrawalShape = {
   symbol: assetSymbol,
   amount: positiveDecimalString,
-  address: z.string().min(1),
-  paymentId: z.string().optional(),
+  /** Bounded: it is journaled and kept (the longest address formats are well under this). */
+  address: z.string().min(1).max(256),
+  paymentId: z.string().max(128).optional(),
   /** Deprecated. */
   internal: z.boolean().optional(),
   /** Add the fee to the amount instead of deducting it. */
