@@ -202,6 +202,8 @@ export async function createExchangeServer(
     service,
     options.paymentProvider ?? new SandboxPaymentProvider(),
     () => clock.nowMs(),
+    // Left pending and asked about again; logged so that a broken provider does not go unseen.
+    (error, paymentId) => app.log.warn({ err: error, paymentId }, 'payment provider failed'),
   )
   registerPaymentRoutes(app, { service, payments, accounts, nowMs: () => clock.nowMs() })
   const withdrawalProcessor = new WithdrawalProcessor(service, { nowMs: () => clock.nowMs() })
@@ -334,9 +336,11 @@ export async function createExchangeServer(
       await app.listen({ host: config.host, port: config.port })
       hub.start()
       simulator?.start()
-      savingsScheduler.start()
-      stakingAccrual.start()
-      withdrawalProcessor.start()
+      const failed = (task: string) => (error: unknown) =>
+        app.log.error({ err: error, task }, 'background task failed; it runs again next tick')
+      savingsScheduler.start(failed('savings scheduler'))
+      stakingAccrual.start(failed('staking rewards'))
+      withdrawalProcessor.start(failed('withdrawals'))
       payments.start() // asks again about the payments a stop left pending
       const address = app.server.address()
       if (address === null || typeof address === 'string')

@@ -21,6 +21,10 @@ function controlledJob() {
   return { job, finishers, runs: () => runs }
 }
 
+const noError = (error: unknown) => {
+  throw error
+}
+
 describe('periodic task', () => {
   it('runs the job every interval once started, and no more once stopped', async () => {
     let runs = 0
@@ -30,14 +34,14 @@ describe('periodic task', () => {
     }, 0)
     await vi.advanceTimersByTimeAsync(1_000)
     expect(runs).toBe(0) // not before start
-    task.start(100)
-    task.start(100) // a second start keeps the first timer
+    task.start(100, noError)
+    task.start(100, noError) // a second start keeps the first timer
     await vi.advanceTimersByTimeAsync(350)
     expect(runs).toBe(3)
     task.stop()
     await vi.advanceTimersByTimeAsync(1_000)
     expect(runs).toBe(3)
-    task.start(100) // and starts again after a stop
+    task.start(100, noError) // and starts again after a stop
     await vi.advanceTimersByTimeAsync(100)
     expect(runs).toBe(4)
     task.stop()
@@ -46,7 +50,7 @@ describe('periodic task', () => {
   it('skips a run that comes due while the previous one is still going, rather than queueing it', async () => {
     const { job, finishers, runs } = controlledJob()
     const task = new PeriodicTask(job, -1)
-    task.start(100)
+    task.start(100, noError)
     await vi.advanceTimersByTimeAsync(500)
     expect(runs()).toBe(1) // four ticks came while the first run was going
     expect(await task.run()).toBe(-1) // a direct run too gives `skipped` at once
@@ -66,5 +70,20 @@ describe('periodic task', () => {
     await expect(task.run()).rejects.toThrow('journal down')
     fail = false
     expect(await task.run()).toBe('done')
+  })
+
+  it('gives a failed timed run to its error handler and runs again at the next tick', async () => {
+    let runs = 0
+    const errors: unknown[] = []
+    const task = new PeriodicTask(async () => {
+      runs += 1
+      if (runs === 1) throw new Error('journal down')
+      return runs
+    }, 0)
+    task.start(100, (error) => errors.push(error))
+    await vi.advanceTimersByTimeAsync(250)
+    expect(errors).toEqual([new Error('journal down')])
+    expect(runs).toBe(2)
+    task.stop()
   })
 })

@@ -15,9 +15,14 @@ export class PeriodicTask<Result> {
     this.#skipped = skipped
   }
 
-  /** Runs the job every `intervalMs` until `stop`; starting again keeps the first timer. */
-  start(intervalMs: number): void {
-    this.#timer ??= setInterval(() => void this.run(), intervalMs)
+  /**
+   * Runs the job every `intervalMs` until `stop`; starting again keeps the first timer. A run
+   * that fails is given to `onError` (the server logs it) and the next one comes as planned.
+   */
+  start(intervalMs: number, onError: (error: unknown) => void): void {
+    this.#timer ??= setInterval(() => {
+      this.run().catch(onError)
+    }, intervalMs)
   }
 
   stop(): void {

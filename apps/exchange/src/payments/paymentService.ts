@@ -54,11 +54,22 @@ export class PaymentService {
    */
   readonly #starting = new Set<string>()
 
-  constructor(service: ExchangeService, provider: PaymentProvider, nowMs: () => number) {
+  /** Told of what goes wrong in the background: the provider's errors, a failed round. */
+  readonly #onError: (error: unknown, paymentId?: string) => void
+
+  constructor(
+    service: ExchangeService,
+    provider: PaymentProvider,
+    nowMs: () => number,
+    onError: (error: unknown, paymentId?: string) => void = () => {},
+  ) {
     this.#service = service
     this.#provider = provider
     this.#nowMs = nowMs
-    provider.onUpdate((paymentId, answer) => void this.#record(paymentId, answer))
+    this.#onError = onError
+    provider.onUpdate((paymentId, answer) => {
+      this.#record(paymentId, answer).catch((error: unknown) => this.#onError(error, paymentId))
+    })
   }
 
   /**
@@ -66,8 +77,8 @@ export class PaymentService {
    * provider that was unreachable, a webhook that never came).
    */
   start(retryMs = 30_000): void {
-    void this.resume()
-    this.#retry.start(retryMs)
+    this.resume().catch((error: unknown) => this.#onError(error))
+    this.#retry.start(retryMs, (error) => this.#onError(error))
   }
 
   stop(): void {
@@ -170,7 +181,8 @@ export class PaymentService {
   async #ask(request: PaymentRequest): Promise<ProviderAnswer | undefined> {
     try {
       return await this.#provider.start(request)
-    } catch {
+    } catch (error) {
+      this.#onError(error, request.paymentId)
       return undefined
     }
   }

@@ -23,8 +23,8 @@ export class SavingsScheduler {
     this.#options = options
   }
 
-  start(): void {
-    this.#task.start(this.#options.tickMs ?? 1_000)
+  start(onError: (error: unknown) => void): void {
+    this.#task.start(this.#options.tickMs ?? 1_000, onError)
   }
 
   stop(): void {

@@ -31,8 +31,8 @@ export class StakingAccrual {
     this.#yields = yields
   }
 
-  start(tickMs = 60_000): void {
-    this.#task.start(tickMs)
+  start(onError: (error: unknown) => void, tickMs = 60_000): void {
+    this.#task.start(tickMs, onError)
   }
 
   stop(): void {

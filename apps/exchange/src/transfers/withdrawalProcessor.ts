@@ -18,8 +18,8 @@ export class WithdrawalProcessor {
     this.#options = options
   }
 
-  start(): void {
-    this.#task.start(this.#options.tickMs ?? 250)
+  start(onError: (error: unknown) => void): void {
+    this.#task.start(this.#options.tickMs ?? 250, onError)
   }
 
   stop(): void {
