@@ -9,7 +9,7 @@ import type { ExchangeService } from '../core/exchangeService.ts'
 import { loadCandleHistory, saveCandleHistory } from '../storage/candleHistoryStore.ts'
 import type { SqlDriver } from '../storage/sqlDriver.ts'
 import { type BackfillMarket, backfillCandles, hourlyVolumeOfSimulator } from './backfill.ts'
-import { defaultSimulatorOptions, type MarketSimulator } from './marketSimulator.ts'
+import type { MarketSimulator } from './marketSimulator.ts'
 
 export type HistoryStartup = {
   /** Markets with history now. */
@@ -43,10 +43,12 @@ export async function openCandleHistory(
       maxPrice: spec.maxPrice,
       minAmount: spec.minAmount,
       quotePerPriceBase: spec.quotePerPriceBase,
+      // Sized like the simulator's own taker flow at its configured pace, so the volume bars
+      // do not jump where the history meets the live trades.
       hourlyVolume: hourlyVolumeOfSimulator(
         spec.minAmount,
-        defaultSimulatorOptions.requoteIntervalMs,
-        defaultSimulatorOptions.takerProbability,
+        simulator!.pace.requoteIntervalMs,
+        simulator!.pace.takerProbability,
       ),
     }))
   const startedMs = performance.now()

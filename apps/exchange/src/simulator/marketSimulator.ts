@@ -55,6 +55,14 @@ type MarketState = {
 export class MarketSimulator {
   readonly #service: ExchangeService
   readonly #options: SimulatorOptions
+
+  /** How often each market is re-quoted, and how likely a taker trade is after each. */
+  get pace(): { requoteIntervalMs: number; takerProbability: number } {
+    return {
+      requoteIntervalMs: this.#options.requoteIntervalMs,
+      takerProbability: this.#options.takerProbability,
+    }
+  }
   readonly #markets: MarketState[] = []
   #timer: ReturnType<typeof setInterval> | undefined
   #cursor = 0
