@@ -68,11 +68,11 @@ export class Journal {
   }
 
   async #writeQueued(): Promise<void> {
-    // Let this turn of the event loop add its records to the batch: every message that the
-    // sockets delivered in it, not only the current one. A commit costs a few system calls
-    // whatever its size, so one per turn instead of one per message is most of the journal's
-    // cost under load, for at most one turn of latency.
-    await new Promise<void>((resolve) => setImmediate(resolve))
+    // Let the current task add its records to the batch: every message of one socket read (a
+    // busy client's read holds many). Measured against waiting for the whole event-loop turn
+    // (setImmediate: every socket's messages in one commit): the same 22,000 orders/s at the
+    // top, and a lower p90/p99 at 5,000/s (2.1/6-7 ms against 2.5/7-10 ms), so per task it is.
+    await Promise.resolve()
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0, this.#batchRecordsMax)
       try {
