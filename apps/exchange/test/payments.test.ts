@@ -15,6 +15,7 @@ import {
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
+import { webRequest } from './fixtures/webRequest.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
 type Json = any
@@ -60,22 +61,8 @@ let baseUrl: string
 let offsetMs = 0
 const nowMs = () => Date.now() + offsetMs
 
-async function api(
-  method: string,
-  path: string,
-  body?: unknown,
-  token?: string,
-): Promise<{ status: number; json: Json }> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  return { status: response.status, json: await response.json() }
-}
+const api = (method: string, path: string, body?: unknown, token?: string) =>
+  webRequest(baseUrl, token, method, path, body)
 
 /** A new account with a session token. */
 async function customer(email: string): Promise<{ accountId: number; token: string }> {

@@ -6,30 +6,14 @@ import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
-
-// biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
-type Json = any
+import { webRequest } from './fixtures/webRequest.ts'
 
 const dayMs = 86_400_000
 let server: ExchangeServer
 let baseUrl: string
 
-async function withSession(
-  token: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: Json }> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  return { status: response.status, json: await response.json() }
-}
+const withSession = (token: string, method: string, path: string, body?: unknown) =>
+  webRequest(baseUrl, token, method, path, body)
 
 const signed = (key: ApiKey, method: string, path: string, body?: unknown) =>
   signedRequest(baseUrl, key, method, path, { body })

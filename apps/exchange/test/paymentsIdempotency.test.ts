@@ -12,9 +12,7 @@ import {
 } from '../src/payments/paymentProvider.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { testListing } from './fixtures/testListing.ts'
-
-// biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
-type Json = any
+import { webRequest } from './fixtures/webRequest.ts'
 
 /** The sandbox, recording what it was asked (the outer boundary, so a test double). */
 class RecordingProvider implements PaymentProvider {
@@ -36,14 +34,8 @@ let baseUrl: string
 let token: string
 let accountId: number
 
-async function deposit(body: unknown): Promise<{ status: number; json: Json }> {
-  const response = await fetch(`${baseUrl}/exchange/payments/v1/deposits`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  return { status: response.status, json: await response.json() }
-}
+const deposit = (body: unknown, as = token) =>
+  webRequest(baseUrl, as, 'POST', '/exchange/payments/v1/deposits', body)
 
 const eurBalance = () =>
   formatLedgerUnits(server.service.core.ledger.balance(accountId, 'EUR').available, 2)
@@ -101,13 +93,12 @@ describe('deposits with a clientPaymentId', () => {
     const mine = await deposit({ method: 'sepa', amount: '12', clientPaymentId: 'shared-id' })
     const other = await server.accounts.createAccount('idem2@polder.test', 'a long enough password')
     const otherToken = (await server.accounts.createSession(other.id, 86_400_000)).token
-    const response = await fetch(`${baseUrl}/exchange/payments/v1/deposits`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${otherToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ method: 'sepa', amount: '12', clientPaymentId: 'shared-id' }),
-    })
-    expect(response.status).toBe(201)
-    expect(((await response.json()) as Json).id).not.toBe(mine.json.id)
+    const theirs = await deposit(
+      { method: 'sepa', amount: '12', clientPaymentId: 'shared-id' },
+      otherToken,
+    )
+    expect(theirs.status).toBe(201)
+    expect(theirs.json.id).not.toBe(mine.json.id)
   })
 
   it('refuses a clientPaymentId that is not 1-64 letters, digits, - or _', async () => {

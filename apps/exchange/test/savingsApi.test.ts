@@ -5,6 +5,7 @@ import { defaultConfig } from '../src/config.ts'
 import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { testListing } from './fixtures/testListing.ts'
+import { webRequest } from './fixtures/webRequest.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
 type Json = any
@@ -15,23 +16,8 @@ let server: ExchangeServer
 let baseUrl: string
 let token: string
 
-async function api(
-  method: string,
-  path: string,
-  body?: unknown,
-  bearer: string | null = token,
-): Promise<{ status: number; json: Json }> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await response.text()
-  return { status: response.status, json: text ? JSON.parse(text) : undefined }
-}
+const api = (method: string, path: string, body?: unknown, bearer: string | null = token) =>
+  webRequest(baseUrl, bearer ?? undefined, method, path, body)
 
 beforeAll(async () => {
   server = await createExchangeServer(

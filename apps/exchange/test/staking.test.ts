@@ -6,6 +6,7 @@ import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { stakingYieldsPpm } from '../src/staking/stakingAccrual.ts'
 import { testListing } from './fixtures/testListing.ts'
+import { webRequest } from './fixtures/webRequest.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
 type Json = any
@@ -17,21 +18,8 @@ let baseUrl: string
 let token: string
 let accountId: number
 
-async function api(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: Json }> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  return { status: response.status, json: await response.json() }
-}
+const api = (method: string, path: string, body?: unknown) =>
+  webRequest(baseUrl, token, method, path, body)
 
 beforeAll(async () => {
   server = await createExchangeServer(
