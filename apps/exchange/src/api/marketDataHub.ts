@@ -1,6 +1,6 @@
 // Publishes engine events (only once durable: the service calls us after the journal commit)
-// to the WebSocket connections that subscribed to them. Each message is serialised once and the
-// same text goes to every subscriber. Book changes are conflated: a timer flushes each touched
+// to the WebSocket connections that subscribed to them. Each message is serialised and framed
+// once and the same bytes go to every subscriber. Book changes are conflated: a timer flushes each touched
 // market about every 100 ms as one `book` event whose nonce is the previous one + 1.
 import { type EngineEvent, formatAmount, formatPrice, type MarketSpec } from '@polder/engine'
 import type { ExchangeService } from '../core/exchangeService.ts'
@@ -13,7 +13,7 @@ import {
   ticker24hToWire,
   tradeToWire,
 } from './wireFormat.ts'
-import type { WsConnection } from './wsConnection.ts'
+import { frameText, type WsConnection } from './wsConnection.ts'
 
 export const bookFlushIntervalMs = 100
 /** How often changed 24-hour tickers are pushed (protocol: about once a second). */
@@ -201,8 +201,8 @@ export class MarketDataHub {
               interval,
               candle: [candleToWire(spec, candle)],
             })
-            const data = Buffer.from(text)
-            for (const connection of subscribers) connection.send(data)
+            const frame = frameText(text)
+            for (const connection of subscribers) connection.sendFrame(frame)
           }
           break
         }
@@ -237,9 +237,9 @@ export class MarketDataHub {
   ): void {
     const subscribers = this.#byTopic.get(`${channel} ${market}`)
     if (subscribers === undefined) return
-    // Encoded once: every subscriber's frame carries the same bytes.
-    const data = Buffer.from(text)
-    for (const connection of subscribers) connection.send(data)
+    // Encoded and framed once: every subscriber gets the same bytes.
+    const frame = frameText(text)
+    for (const connection of subscribers) connection.sendFrame(frame)
   }
 
   #watchesAccount(accountId: number, market: string): boolean {

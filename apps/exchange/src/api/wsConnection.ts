@@ -46,6 +46,29 @@ function uncorkAll(): void {
   for (const connection of batch) connection.uncork()
 }
 
+/**
+ * A text message as one WebSocket frame (RFC 6455 §5.2: FIN and the text opcode, the payload
+ * length in 7, 7+16 or 7+64 bits; a server's frames are not masked), built once for all the
+ * subscribers of a broadcast: each of them then costs one write of the same bytes.
+ */
+export function frameText(text: string): Buffer {
+  const payload = Buffer.from(text)
+  const length = payload.length
+  const headerBytes = length < 126 ? 2 : length < 65_536 ? 4 : 10
+  const frame = Buffer.allocUnsafe(headerBytes + length)
+  frame[0] = 0x81
+  if (headerBytes === 2) frame[1] = length
+  else if (headerBytes === 4) {
+    frame[1] = 126
+    frame.writeUInt16BE(length, 2)
+  } else {
+    frame[1] = 127
+    frame.writeBigUInt64BE(BigInt(length), 2)
+  }
+  payload.copy(frame, headerBytes)
+  return frame
+}
+
 /** Bytes queued for a client before it counts as a slow consumer and is disconnected. */
 export const sendBufferBytesMax = 4 * 1024 * 1024
 
@@ -77,14 +100,38 @@ export class WsConnection {
    * connection is closed (1008) instead of delaying everyone else or growing without bound.
    */
   send(text: string | Buffer): void {
+    if (!this.#admit()) return
+    this.#cork()
     // Every message is JSON text; a Buffer is text encoded once for many subscribers.
-    if (this.#socket.readyState !== this.#socket.OPEN) return
+    this.#socket.send(text, { binary: false })
+  }
+
+  /**
+   * Sends a frame made by `frameText`, as `send` does, written to the socket as it is. The
+   * server offers no extension (no compression), so ws would put these same bytes on the wire;
+   * writes stay in order with its own, as both are synchronous.
+   */
+  sendFrame(frame: Buffer): void {
+    if (!this.#admit()) return
+    const raw = this.#raw()
+    if (raw === undefined) return
+    this.#cork()
+    raw.write(frame)
+  }
+
+  /** Whether a message may be sent now; a slow consumer is disconnected instead. */
+  #admit(): boolean {
+    if (this.#socket.readyState !== this.#socket.OPEN) return false
     if (this.#socket.bufferedAmount > sendBufferBytesMax) {
       this.#socket.close(1008, 'slow consumer: send buffer full')
-      return
+      return false
     }
-    this.#cork()
-    this.#socket.send(text, { binary: false })
+    return true
+  }
+
+  /** The TCP socket under the WebSocket (ws keeps it as `_socket`). */
+  #raw(): Duplex | undefined {
+    return (this.#socket as unknown as { _socket?: Duplex })._socket
   }
 
   /**
@@ -95,7 +142,7 @@ export class WsConnection {
    */
   #cork(): void {
     if (this.#corked) return
-    const raw = (this.#socket as unknown as { _socket?: Duplex })._socket
+    const raw = this.#raw()
     if (raw === undefined) return
     this.#corked = true
     raw.cork()
@@ -107,7 +154,7 @@ export class WsConnection {
   uncork(): void {
     if (!this.#corked) return
     this.#corked = false
-    ;(this.#socket as unknown as { _socket?: Duplex })._socket?.uncork()
+    this.#raw()?.uncork()
   }
 
   async onMessage(text: string): Promise<void> {
