@@ -1,0 +1,170 @@
+// What this machine itself adds to the load benchmark's figures, measured without the exchange:
+// 1. echo: the load bench's request pattern (open loop, --rate requests/s over --connections
+//    WebSocket connections, latency from the planned send time into an HDR histogram) against
+//    a WebSocket server in its own process that only answers each message with its requestId.
+//    Its p99 is the floor under the exchange's acknowledgement p99 at the same rate.
+// 2. fan-out: a server process writes one 300-byte WebSocket frame, framed once, to each of
+//    --subscribers connections every 100 ms (one write per socket, as the exchange's market
+//    data does); the generator reads them on the other core. Prints how long a round of
+//    writes takes and the delay from a round's start to each arrival: the floor under the
+//    exchange's book fan-out at that many subscribers.
+// Loopback only, bounded in time; ends the processes it starts.
+//
+// Run: npm exec -- node bench/exchange/floor.bench.ts [--rate 5000] [--seconds 10]
+//        [--connections 20] [--subscribers 10000] [--rounds 50]
+import { type ChildProcess, fork } from 'node:child_process'
+import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { parseArgs } from 'node:util'
+import * as hdr from 'hdr-histogram-js'
+import { WebSocket, WebSocketServer } from 'ws'
+import { frameText } from '../../apps/exchange/src/api/wsConnection.ts'
+
+const { values } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '5000' },
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '20' },
+    subscribers: { type: 'string', default: '10000' },
+    rounds: { type: 'string', default: '50' },
+    child: { type: 'string' },
+  },
+})
+
+function histogram(highest: number) {
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: highest,
+    numberOfSignificantValueDigits: 3,
+  })
+}
+
+// --- the server processes ---------------------------------------------------------------------
+if (values.child === 'echo') {
+  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' })
+  server.on('connection', (socket) => {
+    socket.on('message', (data) => {
+      const request = JSON.parse(String(data)) as { requestId: number }
+      socket.send(JSON.stringify({ action: 'echo', requestId: request.requestId, response: {} }))
+    })
+  })
+  server.on('listening', () => process.send!((server.address() as AddressInfo).port))
+} else if (values.child === 'fanout') {
+  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' })
+  const sockets: Duplex[] = []
+  server.on('connection', (socket) => {
+    sockets.push((socket as unknown as { _socket: Duplex })._socket)
+  })
+  server.on('listening', () => process.send!((server.address() as AddressInfo).port))
+  process.on('message', (message: { rounds: number }) => {
+    const roundMs: number[] = []
+    let round = 0
+    const timer = setInterval(() => {
+      const startedAt = Date.now()
+      const started = performance.now()
+      // The timestamp is what the reader measures from; padding makes the frame 300 bytes.
+      const text = JSON.stringify({ event: 'book', timestamp: startedAt, pad: '' })
+      const frame = frameText(text.replace('"pad":""', `"pad":"${'x'.repeat(300 - text.length)}"`))
+      for (const socket of sockets) socket.write(frame)
+      roundMs.push(performance.now() - started)
+      round += 1
+      if (round === message.rounds) {
+        clearInterval(timer)
+        process.send!({ roundMs })
+      }
+    }, 100)
+  })
+}
+
+// --- the generator ----------------------------------------------------------------------------
+function startChild(mode: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = fork(import.meta.filename, ['--child', mode], { stdio: 'inherit' })
+  return new Promise((resolve) => {
+    child.once('message', (port) => resolve({ child, url: `ws://127.0.0.1:${port}` }))
+  })
+}
+
+function open(url: string): Promise<WebSocket> {
+  const socket = new WebSocket(url)
+  return new Promise((resolve, reject) => {
+    socket.once('open', () => resolve(socket))
+    socket.once('error', reject)
+  })
+}
+
+async function echo(): Promise<void> {
+  const rate = Number(values.rate)
+  const seconds = Math.min(Number(values.seconds), 60)
+  const warmupSeconds = 2
+  const { child, url } = await startChild('echo')
+  const sockets = await Promise.all(
+    Array.from({ length: Number(values.connections) }, () => open(url)),
+  )
+  const latencyUs = histogram(60_000_000)
+  const planned = new Map<number, number>()
+  const total = rate * (warmupSeconds + seconds)
+  const startedAt = performance.now()
+  const measureFrom = startedAt + warmupSeconds * 1000
+  for (const socket of sockets) {
+    socket.on('message', (data: Buffer) => {
+      const requestId = (JSON.parse(String(data)) as { requestId: number }).requestId
+      const at = planned.get(requestId)!
+      planned.delete(requestId)
+      if (at >= measureFrom)
+        latencyUs.recordValue(Math.max(1, Math.round((performance.now() - at) * 1000)))
+    })
+  }
+  let sent = 0
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now()
+      while (sent < total && startedAt + (sent * 1000) / rate <= now) {
+        planned.set(sent, startedAt + (sent * 1000) / rate)
+        sockets[sent % sockets.length]!.send(JSON.stringify({ action: 'echo', requestId: sent }))
+        sent += 1
+      }
+      if (sent < total) setTimeout(tick, 1)
+      else resolve()
+    }
+    tick()
+  })
+  while (planned.size > 0) await new Promise((resolve) => setTimeout(resolve, 20))
+  const ms = (percentile: number) => (latencyUs.getValueAtPercentile(percentile) / 1000).toFixed(2)
+  console.log(
+    `echo: ${rate} requests/s for ${seconds} s over ${sockets.length} connections to a server that only answers: p50 ${ms(50)} ms, p90 ${ms(90)} ms, p99 ${ms(99)} ms, p99.9 ${ms(99.9)} ms, max ${(latencyUs.maxValue / 1000).toFixed(2)} ms`,
+  )
+  for (const socket of sockets) socket.close()
+  child.kill()
+}
+
+async function fanOut(): Promise<void> {
+  const count = Math.min(Number(values.subscribers), 20_000)
+  const rounds = Math.min(Number(values.rounds), 600)
+  const { child, url } = await startChild('fanout')
+  const delayMs = histogram(60_000)
+  const sockets: WebSocket[] = []
+  for (let index = 0; index < count; index += 1) {
+    const socket = await open(url)
+    socket.on('message', (data: Buffer) => {
+      const head = data.toString('latin1', 0, 64)
+      const timestamp = Number(head.slice(head.indexOf(':', 20) + 1, head.indexOf(',', 20)))
+      delayMs.recordValue(Math.max(1, Date.now() - timestamp))
+    })
+    sockets.push(socket)
+  }
+  const result = new Promise<{ roundMs: number[] }>((resolve) => child.once('message', resolve))
+  child.send({ rounds })
+  const { roundMs } = await result
+  await new Promise((resolve) => setTimeout(resolve, 1_000))
+  roundMs.sort((a, b) => a - b)
+  console.log(
+    `fan-out: one 300-byte frame to each of ${count} connections every 100 ms, ${rounds} rounds: a round of writes takes p50 ${roundMs[Math.floor(rounds / 2)]!.toFixed(1)} ms, max ${roundMs.at(-1)!.toFixed(1)} ms; round start → arrival p50 ${delayMs.getValueAtPercentile(50)} ms, p99 ${delayMs.getValueAtPercentile(99)} ms (${delayMs.totalCount} of ${count * rounds} arrived)`,
+  )
+  for (const socket of sockets) socket.terminate()
+  child.kill()
+}
+
+if (values.child === undefined) {
+  await echo()
+  await fanOut()
+}
