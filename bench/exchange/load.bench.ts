@@ -35,6 +35,8 @@ const { values } = parseArgs({
     subscribers: { type: 'string', default: '1000' },
     markets: { type: 'string', default: '5' },
     'server-cpus': { type: 'string' },
+    // Prints acknowledgement p50/p99 for each second of the measurement too.
+    timeline: { type: 'boolean', default: false },
     // The market simulator runs beside the load unless --no-simulator.
     simulator: { type: 'boolean', default: true },
   },
@@ -258,6 +260,7 @@ try {
     for (const fill of order.fills ?? []) fillsByMarket.get(order.market)?.push(fill.timestamp)
   }
   let acknowledged = 0
+  const secondLatenciesMs: number[][] = []
   let refused = 0
   const refusedByCode = new Map<number, number>()
   let requestId = 0
@@ -271,7 +274,13 @@ try {
         trackOpenOrders(trader, reply)
         return
       }
-      ackLatencyUs.recordValue(Math.max(1, Math.round((performance.now() - planned) * 1000)))
+      const latencyMs = performance.now() - planned
+      ackLatencyUs.recordValue(Math.max(1, Math.round(latencyMs * 1000)))
+      if (values.timeline) {
+        const second = Math.floor((planned - measureFrom) / 1000)
+        secondLatenciesMs[second] ??= []
+        secondLatenciesMs[second]!.push(latencyMs)
+      }
       if (reply.errorCode !== undefined) {
         refused += 1
         refusedByCode.set(reply.errorCode, (refusedByCode.get(reply.errorCode) ?? 0) + 1)
@@ -378,6 +387,17 @@ try {
     `  server event-loop delay during the load: p50 ${loopDelay.p50} ms, p99 ${loopDelay.p99} ms, max ${loopDelay.max} ms`,
   )
   generatorLoopDelay.disable()
+  if (values.timeline) {
+    const at = (sorted: number[], percentile: number) =>
+      sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * percentile) / 100))]!
+    for (const [second, latencies] of secondLatenciesMs.entries()) {
+      const sorted = (latencies ?? []).sort((a, b) => a - b)
+      if (sorted.length > 0)
+        console.log(
+          `  second ${second + 1}: ${sorted.length} answered, p50 ${at(sorted, 50).toFixed(2)} ms, p99 ${at(sorted, 99).toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms`,
+        )
+    }
+  }
   console.log(
     `  generator event-loop delay: p50 ${(generatorLoopDelay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(generatorLoopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(generatorLoopDelay.max / 1e6).toFixed(1)} ms (1 ms resolution)`,
   )

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { RawJson, stringifyInSlices } from '../src/core/stringifyInSlices.ts'
+import { ArrayView, RawJson, stringifyInSlices } from '../src/core/stringifyInSlices.ts'
 
 describe('stringifyInSlices', () => {
   it('writes exactly what JSON.stringify writes, for any JSON-like value', async () => {
@@ -63,5 +63,14 @@ describe('stringifyInSlices', () => {
     clearInterval(timer)
     expect(text).toBe(JSON.stringify(value))
     expect(timerRuns).toBeGreaterThan(5) // a single synchronous stringify would let none run
+  })
+
+  it('writes an ArrayView as the array it stands for, as JSON.stringify does through toJSON', async () => {
+    const items = [{ a: 1, b: [2, 3] }, undefined, 'text', null, [{ c: undefined }], () => 1]
+    const view = new ArrayView(items.length, (index) => items[index])
+    const value = { view, nested: { deeper: { deepest: { view } } } }
+    expect(await stringifyInSlices(value, 0)).toBe(JSON.stringify(value))
+    expect(JSON.stringify(view)).toBe(JSON.stringify(items))
+    expect([...view]).toEqual(items)
   })
 })

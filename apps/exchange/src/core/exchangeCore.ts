@@ -43,6 +43,7 @@ import {
 import { type Frequency, lastOccurrenceIndex, occurrence } from '../savings/schedule.ts'
 import { MarketStats, type MarketStatsSnapshot } from './marketStats.ts'
 import { OrderHistory, type OrderHistorySnapshot } from './orderHistory.ts'
+import { ArrayView } from './stringifyInSlices.ts'
 
 export type Deposit = {
   type: 'deposit'
@@ -281,7 +282,10 @@ export type CoreSnapshot = {
   version: 1
   engine: EngineSnapshot
   ledger: LedgerSnapshot
-  holds: [key: string, accountId: number, asset: string, remaining: string, takerFeePpm: number][]
+  /** An array when read back; an ArrayView when captured (see `snapshot`). */
+  holds: Iterable<
+    [key: string, accountId: number, asset: string, remaining: string, takerFeePpm: number]
+  >
   history: OrderHistorySnapshot
   stats: MarketStatsSnapshot
   savings?: SavingsSnapshot
@@ -343,13 +347,7 @@ export class ExchangeCore {
       version: 1,
       engine: this.engine.snapshot(),
       ledger: this.ledger.snapshot(),
-      holds: [...this.#holds].map(([key, hold]) => [
-        key,
-        hold.accountId,
-        hold.asset,
-        hold.remaining.toString(),
-        hold.takerFeePpm,
-      ]),
+      holds: this.#captureHolds(),
       history: this.history.snapshot(),
       stats: this.stats.snapshot(),
       savings: [...this.savingsPlans.values()],
@@ -362,6 +360,31 @@ export class ExchangeCore {
       payments: this.payments.snapshot(),
       pendingWithdrawals: [...this.pendingWithdrawals.values()],
     }
+  }
+
+  /** The holds as of now, in flat arrays (one per open order: thousands), written later. */
+  #captureHolds(): ArrayView<
+    [key: string, accountId: number, asset: string, remaining: string, takerFeePpm: number]
+  > {
+    const count = this.#holds.size
+    const keys = new Array<string>(count)
+    const holds = new Array<Hold>(count)
+    // A hold's remaining amount changes in place as its order fills: that one is kept now.
+    const remaining = new Array<bigint>(count)
+    let index = 0
+    this.#holds.forEach((hold, key) => {
+      keys[index] = key
+      holds[index] = hold
+      remaining[index] = hold.remaining
+      index += 1
+    })
+    return new ArrayView(count, (at) => [
+      keys[at]!,
+      holds[at]!.accountId,
+      holds[at]!.asset,
+      remaining[at]!.toString(),
+      holds[at]!.takerFeePpm,
+    ])
   }
 
   /** Funds still held for an open order, in ledger units, or 0n. */

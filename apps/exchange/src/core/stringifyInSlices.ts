@@ -1,6 +1,6 @@
 // JSON.stringify for a large value without holding the event loop: the value is written a piece
-// at a time, and after every `sliceMs` of work the writer lets the loop run (requests, commits,
-// market data) before it goes on. Containers near the top, and long arrays at any depth, are
+// at a time, and after every `sliceMs` of work the writer rests `restMs` while the loop runs
+// (requests, commits, market data), so that it never takes more than its share of the CPU. Containers near the top, and long arrays at any depth, are
 // walked here; what is below them (an order, a fill, a candle series) is stringified whole. The
 // output is exactly JSON.stringify(value).
 //
@@ -15,6 +15,33 @@ export class RawJson {
   }
 }
 
+/**
+ * A long array captured now and built an item at a time when it is written: the capture only
+ * keeps references (to values that later commands replace but never change), so it costs no
+ * more than copying them into a few flat arrays, and the garbage of building the items comes
+ * slice by slice. Iterating it, or JSON.stringify (toJSON), gives the items as of the capture.
+ */
+export class ArrayView<T> implements Iterable<T> {
+  readonly length: number
+  readonly #itemAt: (index: number) => T
+  constructor(length: number, itemAt: (index: number) => T) {
+    this.length = length
+    this.#itemAt = itemAt
+  }
+
+  at(index: number): T {
+    return this.#itemAt(index)
+  }
+
+  *[Symbol.iterator](): Iterator<T> {
+    for (let index = 0; index < this.length; index += 1) yield this.#itemAt(index)
+  }
+
+  toJSON(): T[] {
+    return [...this]
+  }
+}
+
 /** Arrays and objects at most this deep are walked; below, only long arrays. */
 const walkedDepthMax = 5
 /** Arrays longer than this are walked down to `longArrayDepthMax`. */
@@ -25,8 +52,12 @@ const chunkCharsMin = 256 * 1024
 /** How many pieces are written between looks at the clock. */
 const piecesPerClockCheck = 64
 
-export async function stringifyInSlices(value: unknown, sliceMs = 2): Promise<string> {
-  return (await stringifyInChunks(value, sliceMs)).join('')
+export async function stringifyInSlices(
+  value: unknown,
+  sliceMs = 2,
+  restMs = sliceMs,
+): Promise<string> {
+  return (await stringifyInChunks(value, sliceMs, restMs)).join('')
 }
 
 /**
@@ -35,7 +66,17 @@ export async function stringifyInSlices(value: unknown, sliceMs = 2): Promise<st
  * allocated outside the young generation: a large state written as many small strings that all
  * stay alive until the end made every minor GC copy them, measured at 30-40 ms pauses.)
  */
-export async function stringifyInChunks(value: unknown, sliceMs = 2): Promise<string[]> {
+/*
+ * With `restMs` the writer takes at most sliceMs / (sliceMs + restMs) of the event loop while the
+ * exchange is busy. Yielding for one turn only (setImmediate, what `restMs` 0 does) let a
+ * snapshot of 70,000 orders take most of the loop for a second, and at 5,000 orders/s requests
+ * queued behind it.
+ */
+export async function stringifyInChunks(
+  value: unknown,
+  sliceMs = 2,
+  restMs = sliceMs,
+): Promise<string[]> {
   const out = new ChunkWriter()
   const steps = write(value, 0, out)
   let sliceStart = performance.now()
@@ -43,7 +84,9 @@ export async function stringifyInChunks(value: unknown, sliceMs = 2): Promise<st
   while (!steps.next().done) {
     pieces += 1
     if (pieces % piecesPerClockCheck !== 0 || performance.now() - sliceStart < sliceMs) continue
-    await new Promise<void>((resolve) => setImmediate(resolve))
+    await new Promise<void>((resolve) =>
+      restMs > 0 ? setTimeout(resolve, restMs) : setImmediate(resolve),
+    )
     sliceStart = performance.now()
   }
   return out.finish()
@@ -53,6 +96,16 @@ export async function stringifyInChunks(value: unknown, sliceMs = 2): Promise<st
 function* write(item: unknown, depth: number, out: ChunkWriter): Generator<void, void, void> {
   if (item instanceof RawJson) {
     out.push(item.text)
+    return
+  }
+  if (item instanceof ArrayView) {
+    out.push('[')
+    for (let index = 0; index < item.length; index += 1) {
+      if (index > 0) out.push(',')
+      // As JSON.stringify does for the array toJSON returns: undefined and functions are null.
+      yield* write(item.at(index) ?? null, depth + 1, out)
+    }
+    out.push(']')
     return
   }
   if (Array.isArray(item)) {

@@ -81,6 +81,12 @@ export class SqlJournalBackend implements JournalBackend {
   }
 }
 
+/**
+ * Batches deleted in one step of a prune: a snapshot a minute at 5,000 orders/s leaves some
+ * 60,000 batches to forget, which deleted in one statement held the event loop 40 ms.
+ */
+export const pruneBatchesPerStep = 2_000
+
 /** Journal bytes after which the writer checkpoints once itself, so the log starts over. */
 const walRestartBytes = 64 * 1024 * 1024
 
@@ -116,7 +122,10 @@ export class SqliteJournalBackend implements JournalBackend {
     this.#select = this.#db.prepare(
       'select records from journal_batches where last_seq > ? order by last_seq limit ?',
     )
-    this.#delete = this.#db.prepare('delete from journal_batches where last_seq <= ?')
+    this.#delete = this.#db.prepare(
+      `delete from journal_batches where last_seq in
+         (select last_seq from journal_batches where last_seq <= ? order by last_seq limit ?)`,
+    )
     this.#last = this.#db.prepare('select max(last_seq) as last from journal_batches')
     if (path !== undefined) {
       this.#checkpointer = new Worker(new URL('./journalCheckpointer.ts', import.meta.url), {
@@ -159,7 +168,12 @@ export class SqliteJournalBackend implements JournalBackend {
   }
 
   async prune(throughSeq: number): Promise<void> {
-    this.#delete.run(throughSeq)
+    // A step at a time, the loop running in between; a crash part way leaves old batches that
+    // replay never reads (they are older than the snapshot) and the next prune deletes.
+    while (
+      Number(this.#delete.run(throughSeq, pruneBatchesPerStep).changes) === pruneBatchesPerStep
+    )
+      await new Promise<void>((resolve) => setImmediate(resolve))
   }
 
   async close(): Promise<void> {
