@@ -1,6 +1,6 @@
 // Trading end to end over real HTTP and WebSocket: signed REST requests and an authenticated
 // socket against a server on a random port, checking the protocol's shapes and errors.
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { parseDecimal } from '@polder/engine'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
@@ -574,6 +574,69 @@ describe('more order paths over the wire', () => {
         (order: Json) => order.clientOrderId === clientOrderId,
       ),
     ).toBe(true)
+  })
+
+  it('GET /v2/orders lists open and closed orders newest first, with limit and time range; a closed order is found by clientOrderId', async () => {
+    const carol = await createTrader(`carol-${randomBytes(4).toString('hex')}@example.com`, {
+      EUR: '100000',
+    })
+    const place = (price: string, clientOrderId: string) =>
+      signed(carol, 'POST', '/v2/order', {
+        market: 'BTC-EUR',
+        side: 'buy',
+        orderType: 'limit',
+        amount: '0.001',
+        price,
+        clientOrderId,
+      })
+    const ids: string[] = []
+    const clientIds = ['90000', '90001', '90002', '90003'].map(() => randomUUID())
+    for (const [index, price] of ['90000', '90001', '90002', '90003'].entries()) {
+      const placed = await place(price, clientIds[index]!)
+      expect(placed.json.errorCode).toBeUndefined()
+      ids.push(placed.json.orderId)
+      await new Promise((resolve) => setTimeout(resolve, 5)) // distinct creation times
+    }
+    // The first two are closed (cancelled), the last two stay open.
+    for (const orderId of ids.slice(0, 2))
+      expect(
+        (await signed(carol, 'DELETE', `/v2/order?market=BTC-EUR&orderId=${orderId}`)).status,
+      ).toBe(200)
+    const all = await signed(carol, 'GET', '/v2/orders?market=BTC-EUR')
+    expect(all.json.map((order: Json) => order.orderId)).toEqual([...ids].reverse())
+    expect(all.json.map((order: Json) => order.status)).toEqual([
+      'new',
+      'new',
+      'canceled',
+      'canceled',
+    ])
+    expect(all.json[3]).toMatchObject({ price: '90000', clientOrderId: clientIds[0] })
+    const limited = await signed(carol, 'GET', '/v2/orders?market=BTC-EUR&limit=3')
+    expect(limited.json.map((order: Json) => order.orderId)).toEqual([...ids].reverse().slice(0, 3))
+    // A time range that holds only the second and third orders.
+    const created = all.json.map((order: Json) => Number(order.created)).reverse()
+    const ranged = await signed(
+      carol,
+      'GET',
+      `/v2/orders?market=BTC-EUR&start=${created[1]}&end=${created[2]}`,
+    )
+    expect(ranged.json.map((order: Json) => order.orderId)).toEqual([ids[2], ids[1]])
+    // A closed order, fetched by its clientOrderId, comes back whole.
+    const closed = await signed(
+      carol,
+      'GET',
+      `/v2/order?market=BTC-EUR&clientOrderId=${clientIds[1]}`,
+    )
+    expect(closed.json).toMatchObject({
+      orderId: ids[1],
+      clientOrderId: clientIds[1],
+      status: 'canceled',
+      price: '90001',
+    })
+    expect(
+      (await signed(carol, 'GET', `/v2/order?market=BTC-EUR&clientOrderId=${randomUUID()}`)).json
+        .errorCode,
+    ).toBe(240)
   })
 
   it("cancelling another account's order over the WebSocket is 240 and changes nothing", async () => {

@@ -20,6 +20,7 @@ import type { AccountStore } from '../accounts/accountStore.ts'
 import type { CoreOutcome } from '../core/exchangeCore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import type { CandleInterval } from '../core/marketStats.ts'
+import type { OrderRecord } from '../core/orderHistory.ts'
 import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
 import type { SimulatedMarket } from '../simulator/marketSimulator.ts'
 import {
@@ -189,11 +190,8 @@ export function registerExchangeActions(
     accountId: number,
     params: Record<string, unknown>,
   ): string | undefined {
-    if (typeof params.clientOrderId === 'string') {
-      return history
-        .ordersOf(accountId, market)
-        .find((record) => record.state.clientOrderId === params.clientOrderId)?.state.orderId
-    }
+    if (typeof params.clientOrderId === 'string')
+      return history.orderByClientId(accountId, market, params.clientOrderId)?.state.orderId
     return typeof params.orderId === 'string' ? params.orderId : undefined
   }
 
@@ -420,10 +418,11 @@ export function registerExchangeActions(
       const limit = Math.min(Number(params.limit ?? listLimitDefault), listLimitMax)
       const start = params.start === undefined ? 0 : Number(params.start)
       const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
-      const records = history
-        .ordersOf(accountId, spec.market)
-        .filter((record) => record.state.created >= start && record.state.created <= end)
-        .slice(0, limit)
+      const records: OrderRecord[] = []
+      for (const record of history.ordersOf(accountId, spec.market)) {
+        if (records.length === limit) break
+        if (record.state.created >= start && record.state.created <= end) records.push(record)
+      }
       return success(records.map((record) => orderResponse(spec, record.state, record.fills)))
     })
     .register('privateGetTrades', (params, caller) => {

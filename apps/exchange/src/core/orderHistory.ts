@@ -3,9 +3,25 @@
 // events inside the core, so a journal replay rebuilds it.
 import type { EngineEvent, FillEvent, OrderState, TradeEvent } from '@polder/engine'
 import { limitWindowMs } from '../transfers/transferLimits.ts'
-import { ArrayView } from './stringifyInSlices.ts'
+import { ArrayView, RawJson } from './stringifyInSlices.ts'
 
 export type OrderRecord = { state: OrderState; fills: FillEvent[] }
+/**
+ * An order as kept: an open order's state as an object (it still changes), a closed order's as
+ * its JSON text. Closed orders are most of the history, and one string each is far less work
+ * for the garbage collector than an object of 30 fields with its boxed numbers: with the
+ * history of objects, the exchange's minor GCs took 9-10 ms every ~430 ms at 5,000 orders/s.
+ */
+type KeptOrder = { state: OrderState | string; fills: FillEvent[] }
+
+/** A closed order's state is kept as text; an open one's as it is. */
+function keepState(state: OrderState): OrderState | string {
+  return openStatuses.has(state.status) ? state : JSON.stringify(state)
+}
+
+function stateOf(kept: KeptOrder): OrderState {
+  return typeof kept.state === 'string' ? (JSON.parse(kept.state) as OrderState) : kept.state
+}
 
 /** Public trades kept per market for `/{market}/trades` (its limit is at most 1000). */
 export const recentTradesPerMarketMax = 1_000
@@ -42,15 +58,18 @@ export const transfersPerAccountMax = 5_000
 
 export type OrderHistorySnapshot = {
   transfers?: [accountId: number, transfers: Transfer[]][]
-  /** An array when read back; an ArrayView when captured (see `snapshot`). */
-  orders: Iterable<[key: string, record: OrderRecord]>
+  /**
+   * An array when read back; an ArrayView when captured (see `snapshot`), where a closed
+   * order's state is its kept JSON text.
+   */
+  orders: Iterable<[key: string, record: { state: OrderState | RawJson; fills: FillEvent[] }]>
   byAccount: [accountId: number, keys: string[]][]
   fillsByAccount: [accountId: number, fills: FillEvent[]][]
   trades: [market: string, trades: TradeEvent[]][]
 }
 
 export class OrderHistory {
-  readonly #orders = new Map<string, OrderRecord>()
+  readonly #orders = new Map<string, KeptOrder>()
   readonly #byAccount = new Map<number, string[]>()
   readonly #fillsByAccount = new Map<number, FillEvent[]>()
   readonly #trades = new Map<string, TradeEvent[]>()
@@ -68,7 +87,7 @@ export class OrderHistory {
   snapshot(): OrderHistorySnapshot {
     const count = this.#orders.size
     const keys = new Array<string>(count)
-    const states = new Array<OrderState>(count)
+    const states = new Array<OrderState | string>(count)
     const fills = new Array<FillEvent[]>(count)
     const fillCounts = new Uint32Array(count)
     let index = 0
@@ -84,10 +103,16 @@ export class OrderHistory {
         accountId,
         transfers.map((transfer) => ({ ...transfer })),
       ]),
-      orders: new ArrayView(count, (at): [string, OrderRecord] => [
-        keys[at]!,
-        { state: states[at]!, fills: fills[at]!.slice(0, fillCounts[at]) },
-      ]),
+      orders: new ArrayView(count, (at) => {
+        const state = states[at]!
+        return [
+          keys[at]!,
+          {
+            state: typeof state === 'string' ? new RawJson(state) : state,
+            fills: fills[at]!.slice(0, fillCounts[at]),
+          },
+        ]
+      }),
       byAccount: [...this.#byAccount].map(([accountId, keys]) => [accountId, [...keys]]),
       fillsByAccount: [...this.#fillsByAccount].map(([accountId, fills]) => [
         accountId,
@@ -99,7 +124,13 @@ export class OrderHistory {
 
   static restore(snapshot: OrderHistorySnapshot): OrderHistory {
     const history = new OrderHistory()
-    for (const [key, record] of snapshot.orders) history.#orders.set(key, record)
+    for (const [key, record] of snapshot.orders) {
+      const state =
+        record.state instanceof RawJson
+          ? (JSON.parse(record.state.text) as OrderState)
+          : record.state
+      history.#orders.set(key, { state: keepState(state), fills: record.fills })
+    }
     for (const [accountId, keys] of snapshot.byAccount) history.#byAccount.set(accountId, keys)
     for (const [accountId, fills] of snapshot.fillsByAccount)
       history.#fillsByAccount.set(accountId, fills)
@@ -115,9 +146,9 @@ export class OrderHistory {
         const { type: _type, ...state } = event
         const key = `${event.market} ${event.orderId}`
         const known = this.#orders.get(key)
-        if (known) known.state = state
+        if (known) known.state = keepState(state)
         else {
-          this.#orders.set(key, { state, fills: [] })
+          this.#orders.set(key, { state: keepState(state), fills: [] })
           const keys = this.#byAccount.get(event.accountId) ?? []
           keys.push(key)
           this.#byAccount.set(event.accountId, keys)
@@ -179,30 +210,55 @@ export class OrderHistory {
   /** Drops the oldest closed orders until `ordersPerAccountMax` remain (open ones stay). */
   #forgetClosed(keys: string[]): void {
     let excess = keys.length - ordersPerAccountMax
-    const kept: string[] = []
+    const keptKeys: string[] = []
     for (const key of keys) {
-      const record = this.#orders.get(key)!
-      if (excess > 0 && !openStatuses.has(record.state.status)) {
+      // Only a closed order's state is kept as text.
+      if (excess > 0 && typeof this.#orders.get(key)!.state === 'string') {
         this.#orders.delete(key)
         excess -= 1
-      } else kept.push(key)
+      } else keptKeys.push(key)
     }
-    keys.splice(0, keys.length, ...kept)
+    keys.splice(0, keys.length, ...keptKeys)
   }
 
   order(market: string, orderId: string): OrderRecord | undefined {
-    return this.#orders.get(`${market} ${orderId}`)
+    const kept = this.#orders.get(`${market} ${orderId}`)
+    return kept === undefined ? undefined : { state: stateOf(kept), fills: kept.fills }
   }
 
-  /** The account's orders, newest first, optionally in one market. */
-  ordersOf(accountId: number, market?: string): OrderRecord[] {
+  /**
+   * The account's orders, newest first, optionally in one market, read one at a time (a caller
+   * that stops early reads no more of the history than it needs).
+   */
+  *ordersOf(accountId: number, market?: string): Generator<OrderRecord> {
     const keys = this.#byAccount.get(accountId) ?? []
-    const result: OrderRecord[] = []
     for (let index = keys.length - 1; index >= 0; index -= 1) {
-      const record = this.#orders.get(keys[index]!)!
-      if (market === undefined || record.state.market === market) result.push(record)
+      const key = keys[index]!
+      // The key is `${market} ${orderId}`: a market's orders are told apart without reading them.
+      if (market !== undefined && !key.startsWith(`${market} `)) continue
+      const kept = this.#orders.get(key)!
+      yield { state: stateOf(kept), fills: kept.fills }
     }
-    return result
+  }
+
+  /** The account's order in a market with this clientOrderId, the newest if several. */
+  orderByClientId(
+    accountId: number,
+    market: string,
+    clientOrderId: string,
+  ): OrderRecord | undefined {
+    // A closed order's text is searched before it is parsed: most of them are not the one.
+    const needle = `"clientOrderId":${JSON.stringify(clientOrderId)}`
+    const keys = this.#byAccount.get(accountId) ?? []
+    for (let index = keys.length - 1; index >= 0; index -= 1) {
+      const key = keys[index]!
+      if (!key.startsWith(`${market} `)) continue
+      const kept = this.#orders.get(key)!
+      if (typeof kept.state === 'string' && !kept.state.includes(needle)) continue
+      const state = stateOf(kept)
+      if (state.clientOrderId === clientOrderId) return { state, fills: kept.fills }
+    }
+    return undefined
   }
 
   /** The account's fills, newest first, optionally in one market. */

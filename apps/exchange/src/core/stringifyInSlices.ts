@@ -13,6 +13,11 @@ export class RawJson {
   constructor(text: string) {
     this.text = text
   }
+
+  /** JSON.stringify writes the same text (through the value it stands for). */
+  toJSON(): unknown {
+    return JSON.parse(this.text)
+  }
 }
 
 /**
