@@ -590,8 +590,10 @@ describe('more order paths over the wire', () => {
         clientOrderId,
       })
     const ids: string[] = []
-    const clientIds = ['90000', '90001', '90002', '90003'].map(() => randomUUID())
-    for (const [index, price] of ['90000', '90001', '90002', '90003'].entries()) {
+    // Far below any ask the other tests leave resting, so that every one of these rests.
+    const prices = ['10000', '10001', '10002', '10003']
+    const clientIds = prices.map(() => randomUUID())
+    for (const [index, price] of prices.entries()) {
       const placed = await place(price, clientIds[index]!)
       expect(placed.json.errorCode).toBeUndefined()
       ids.push(placed.json.orderId)
@@ -610,7 +612,7 @@ describe('more order paths over the wire', () => {
       'canceled',
       'canceled',
     ])
-    expect(all.json[3]).toMatchObject({ price: '90000', clientOrderId: clientIds[0] })
+    expect(all.json[3]).toMatchObject({ price: '10000', clientOrderId: clientIds[0] })
     const limited = await signed(carol, 'GET', '/v2/orders?market=BTC-EUR&limit=3')
     expect(limited.json.map((order: Json) => order.orderId)).toEqual([...ids].reverse().slice(0, 3))
     // A time range that holds only the second and third orders.
@@ -631,7 +633,7 @@ describe('more order paths over the wire', () => {
       orderId: ids[1],
       clientOrderId: clientIds[1],
       status: 'canceled',
-      price: '90001',
+      price: '10001',
     })
     expect(
       (await signed(carol, 'GET', `/v2/order?market=BTC-EUR&clientOrderId=${randomUUID()}`)).json
