@@ -201,8 +201,7 @@ export class MarketDataHub {
               interval,
               candle: [candleToWire(spec, candle)],
             })
-            const frame = frameText(text)
-            for (const connection of subscribers) connection.sendFrame(frame)
+            broadcast(subscribers, text)
           }
           break
         }
@@ -237,9 +236,7 @@ export class MarketDataHub {
   ): void {
     const subscribers = this.#byTopic.get(`${channel} ${market}`)
     if (subscribers === undefined) return
-    // Encoded and framed once: every subscriber gets the same bytes.
-    const frame = frameText(text)
-    for (const connection of subscribers) connection.sendFrame(frame)
+    broadcast(subscribers, text)
   }
 
   #watchesAccount(accountId: number, market: string): boolean {
@@ -254,6 +251,12 @@ export class MarketDataHub {
       for (const connection of this.#byTopic.get(topic) ?? []) connection.send(text)
     }
   }
+}
+
+/** Encoded and framed once: every subscriber gets the same bytes. */
+function broadcast(subscribers: Iterable<WsConnection>, text: string): void {
+  const frame = frameText(text)
+  for (const connection of subscribers) connection.sendFrame(frame)
 }
 
 function tickerToWire(

@@ -99,10 +99,9 @@ export class WsConnection {
    * Sends unless the client reads too slowly: past `sendBufferBytesMax` queued bytes the
    * connection is closed (1008) instead of delaying everyone else or growing without bound.
    */
-  send(text: string | Buffer): void {
+  send(text: string): void {
     if (!this.#admit()) return
     this.#cork()
-    // Every message is JSON text; a Buffer is text encoded once for many subscribers.
     this.#socket.send(text, { binary: false })
   }
 
