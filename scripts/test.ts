@@ -5,10 +5,11 @@
 // It ends with one line `N passed, N failed[, N skipped]` counting typecheck projects and lint
 // as one check each plus every test, and exits non-zero when anything failed or no test ran.
 // Extra arguments go to Vitest, e.g. `npm test -- --project unit`.
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ChromiumMissingError, ensureChromium } from './lib/chromium.ts'
+import { CrashLines } from './lib/crashLines.ts'
 
 const root = join(import.meta.dirname, '..')
 const reportPath = join(root, '.cache', 'vitest-report.json')
@@ -71,17 +72,33 @@ try {
 mkdirSync(join(root, '.cache'), { recursive: true })
 rmSync(reportPath, { force: true })
 console.log('\n▶ vitest')
-const vitestRun = spawnSync(
-  'vitest',
-  [
-    'run',
-    '--reporter=default',
-    '--reporter=json',
-    `--outputFile.json=${reportPath}`,
-    ...vitestArgs,
-  ],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, FORCE_COLOR: process.env.CI ? '0' : '1' } },
-)
+// Its stderr passes through as it comes, and through CrashLines, which keeps what a crashing test
+// process printed (see crashLines.ts) to repeat it beside the summary.
+const crashes = new CrashLines()
+const vitestRun = await new Promise<{ status: number | null }>((resolve, reject) => {
+  const child = spawn(
+    'vitest',
+    [
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${reportPath}`,
+      ...vitestArgs,
+    ],
+    {
+      cwd: root,
+      stdio: ['inherit', 'inherit', 'pipe'],
+      env: { ...process.env, FORCE_COLOR: process.env.CI ? '0' : '1' },
+    },
+  )
+  child.stderr.setEncoding('utf8')
+  child.stderr.on('data', (text: string) => {
+    process.stderr.write(text)
+    crashes.feed(text)
+  })
+  child.once('error', reject)
+  child.once('close', (status) => resolve({ status }))
+})
 
 type VitestReport = {
   numPassedTests: number
@@ -119,6 +136,12 @@ if (vitestRun.status !== 0 && tests.failed === 0) {
 if (tests.passed === 0) {
   console.error('No test ran: that is a failure, not a pass.')
   tests.failed += 1
+}
+
+const crashLines = crashes.lines()
+if (crashLines.length > 0) {
+  console.error('\nA test process crashed; what it printed:')
+  for (const line of crashLines) console.error(`  ${line}`)
 }
 
 const checksFailed = checks.filter((check) => !check.ok)
