@@ -1,13 +1,15 @@
 import { spawn } from 'node:child_process'
 import { readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { type Journal, JournalFailedError, openJournal } from '../../src/storage/journal.ts'
 import { migrate, migrations } from '../../src/storage/migrations.ts'
 import { openDriver, openStorage, type StorageLocation } from '../../src/storage/openStorage.ts'
 import { openSnapshotStore, SqlSnapshotStore } from '../../src/storage/snapshotStore.ts'
 import type { SqlDriver } from '../../src/storage/sqlDriver.ts'
-import { storageTargets } from './storageTargets.ts'
+import { removeEmptyEmbeddedDir, storageTargets } from './storageTargets.ts'
+
+afterAll(removeEmptyEmbeddedDir)
 
 describe.each(storageTargets)('storage on $name', (target) => {
   const cleanups: (() => Promise<void>)[] = []
@@ -26,7 +28,7 @@ describe.each(storageTargets)('storage on $name', (target) => {
     location: StorageLocation
     reopen(): Promise<SqlDriver>
   }> {
-    const { location, cleanup } = target.create()
+    const { location, cleanup } = await target.create()
     cleanups.push(cleanup)
     const opened: SqlDriver[] = []
     cleanups.push(async () => {
@@ -101,7 +103,7 @@ describe.each(storageTargets)('storage on $name', (target) => {
   })
 
   it('migration 4 moves a journal written one row per record into batches, unchanged', async () => {
-    const { location, cleanup } = target.create()
+    const { location, cleanup } = await target.create()
     cleanups.push(cleanup)
     const old = await openDriver(location)
     await migrate(
@@ -129,7 +131,7 @@ describe.each(storageTargets)('storage on $name', (target) => {
   })
 
   it('migration 5 keeps snapshots saved as jsonb readable, and new ones are stored as text', async () => {
-    const { location, cleanup } = target.create()
+    const { location, cleanup } = await target.create()
     cleanups.push(cleanup)
     const old = await openDriver(location)
     cleanups.push(() => old.close())
@@ -181,7 +183,7 @@ describe.each(storageTargets)('storage on $name', (target) => {
   })
 
   it('journal: every acknowledged record survives kill -9 of the writing process', async () => {
-    const { location, cleanup } = target.create()
+    const { location, cleanup } = await target.create()
     cleanups.push(cleanup)
     const child = spawn(
       process.execPath,
@@ -233,7 +235,7 @@ describe.each(storageTargets)('storage on $name', (target) => {
 
 describe.each(storageTargets)('snapshots on $name', (target) => {
   it('keeps the two newest snapshots and drops the journal records the older one covers', async () => {
-    const { location, cleanup } = target.create()
+    const { location, cleanup } = await target.create()
     const driver = await openStorage(location)
     let journal: Journal | undefined
     try {
@@ -266,7 +268,7 @@ describe.each(storageTargets)('snapshots on $name', (target) => {
   })
 
   it('an embedded data directory from before snapshot files keeps its snapshot until the first file', async () => {
-    const { location, cleanup } = target.create()
+    const { location, cleanup } = await target.create()
     const driver = await openStorage(location)
     try {
       const table = new SqlSnapshotStore(driver)
@@ -288,7 +290,7 @@ describe.each(storageTargets)('snapshots on $name', (target) => {
   })
 
   it('a snapshot file left half-written by a crash is ignored', async () => {
-    const { location, cleanup } = target.create()
+    const { location, cleanup } = await target.create()
     if (location.kind !== 'embedded' || location.dataDir === undefined) return cleanup()
     const driver = await openStorage(location)
     try {
@@ -305,7 +307,7 @@ describe.each(storageTargets)('snapshots on $name', (target) => {
   })
 
   it('a first snapshot at the last record empties the journal, and numbering still continues after it', async () => {
-    const { location, cleanup } = target.create()
+    const { location, cleanup } = await target.create()
     const driver = await openStorage(location)
     let journal: Journal | undefined
     try {
