@@ -1,10 +1,10 @@
 // What a crashing Node.js process prints before it dies: V8's fatal errors (a failed internal
 // check, "Fatal JavaScript invalid size error", an "abort: ..." from generated code; these end
 // the process with SIGTRAP) and Node's own ("FATAL ERROR: ...", an out-of-memory; SIGABRT),
-// each followed by a stack trace. Vitest passes a test process's stderr
-// through in the middle of everything else, and then reports only "Worker exited unexpectedly
-// with signal ..."; a CI log that keeps only its tail loses the one line that says why. The test
-// runner feeds its stderr through here and prints what was caught again beside the summary.
+// each followed by a stack trace. Vitest passes a test process's stderr through in the middle
+// of everything else, and then reports only "Worker exited unexpectedly with signal ..."; a CI
+// log that keeps only its tail loses the one line that says why. The test runner feeds its
+// stderr through here and prints what was caught again beside the summary.
 
 /** Lines that start a crash report. */
 const crashStart =
@@ -25,7 +25,7 @@ export class CrashLines {
     for (const line of lines) this.#line(line)
   }
 
-  /** The crash reports seen, one line each, in order; empty when nothing crashed. */
+  /** The lines of the crash reports seen, in order, a blank line between reports; empty when nothing crashed. */
   lines(): string[] {
     if (this.#partial !== '') {
       this.#line(this.#partial)

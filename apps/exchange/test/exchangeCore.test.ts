@@ -2,6 +2,7 @@ import type { MarketConfig, PlaceOrder } from '@polder/engine'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { type CoreCommand, ExchangeCore } from '../src/core/exchangeCore.ts'
+import { OrderHistory } from '../src/core/orderHistory.ts'
 import { stringifyInSlices } from '../src/core/stringifyInSlices.ts'
 import { toLedgerUnits } from '../src/ledger/ledger.ts'
 
@@ -510,6 +511,11 @@ describe('exchange core: snapshots', () => {
           expect(JSON.stringify(restored.snapshot())).toBe(JSON.stringify(whole.snapshot()))
           // The exchange writes a snapshot a slice at a time while later commands run.
           expect(await stringifyInSlices(captured, 0)).toBe(atCapture)
+          // The order history also comes back from its capture itself (closed orders as text).
+          const history = OrderHistory.restore(whole.history.snapshot())
+          expect(JSON.stringify(history.snapshot())).toBe(JSON.stringify(whole.history.snapshot()))
+          for (const account of [1, 2, 3])
+            expect([...history.ordersOf(account)]).toEqual([...whole.history.ordersOf(account)])
         },
       ),
       { seed: 77, numRuns: 60 },

@@ -125,11 +125,9 @@ export class OrderHistory {
   static restore(snapshot: OrderHistorySnapshot): OrderHistory {
     const history = new OrderHistory()
     for (const [key, record] of snapshot.orders) {
-      const state =
-        record.state instanceof RawJson
-          ? (JSON.parse(record.state.text) as OrderState)
-          : record.state
-      history.#orders.set(key, { state: keepState(state), fills: record.fills })
+      // Captured text is already a closed order's kept form; read-back objects are sorted here.
+      const state = record.state instanceof RawJson ? record.state.text : keepState(record.state)
+      history.#orders.set(key, { state, fills: record.fills })
     }
     for (const [accountId, keys] of snapshot.byAccount) history.#byAccount.set(accountId, keys)
     for (const [accountId, fills] of snapshot.fillsByAccount)
