@@ -10,7 +10,12 @@ import { WebSocketServer } from 'ws'
 import { AccountStore } from './accounts/accountStore.ts'
 import { createSecretBox, loadSecretKey } from './accounts/secretBox.ts'
 import { ActionRegistry, success } from './api/actions.ts'
-import { loadAdminToken, registerAdminRoutes } from './api/adminRoutes.ts'
+import {
+  hasBearerToken,
+  isLoopbackRequest,
+  loadAdminToken,
+  registerAdminRoutes,
+} from './api/adminRoutes.ts'
 import { type Listing, registerExchangeActions } from './api/exchangeActions.ts'
 import { MarketDataHub } from './api/marketDataHub.ts'
 import { registerPaymentRoutes } from './api/paymentRoutes.ts'
@@ -173,7 +178,12 @@ export async function createExchangeServer(
     startup: service.startup,
     candleHistory,
   }))
-  app.get('/metrics', async (_request, reply) => {
+  // For the operator's scraper: from loopback as it is, from elsewhere with the admin token.
+  app.get('/metrics', async (request, reply) => {
+    if (!isLoopbackRequest(request) && !hasBearerToken(request, adminToken))
+      return reply.code(403).send({
+        error: 'metrics need the admin token (Authorization: Bearer) from outside loopback',
+      })
     reply.header('content-type', metrics.registry.contentType)
     return metrics.registry.metrics()
   })

@@ -171,4 +171,19 @@ describe('operations', () => {
     expect(text).toContain('polder_nodejs_eventloop_lag_seconds')
     ws.close()
   })
+
+  it('serves /metrics to another host only with the admin token', async () => {
+    const from = { method: 'GET' as const, url: '/metrics', remoteAddress: '192.0.2.10' }
+    const anonymous = await server.app.inject(from)
+    expect(anonymous.statusCode).toBe(403)
+    expect(anonymous.json().error).toMatch(/admin token/)
+    const wrong = await server.app.inject({ ...from, headers: { authorization: 'Bearer nope' } })
+    expect(wrong.statusCode).toBe(403)
+    const scraper = await server.app.inject({
+      ...from,
+      headers: { authorization: `Bearer ${server.adminToken}` },
+    })
+    expect(scraper.statusCode).toBe(200)
+    expect(scraper.body).toMatch(/^polder_websocket_connections \d+$/m)
+  })
 })

@@ -674,6 +674,85 @@ describe('more order paths over the wire', () => {
     ws.close()
   })
 
+  it('id cursors select trades (tradeIdFrom, tradeIdTo, tradeId) and orders (orderIdFrom, orderIdTo, orderId), both ends inclusive; a cursor that cannot be ours is 205', async () => {
+    const dave = await createTrader(`dave-${randomBytes(4).toString('hex')}@example.com`, {
+      EUR: '1000',
+    })
+    const erin = await createTrader(`erin-${randomBytes(4).toString('hex')}@example.com`, {
+      ETH: '1',
+    })
+    const sells: string[] = []
+    for (const price of ['3000', '3001', '3002', '3003']) {
+      const sell = await signed(erin, 'POST', '/v2/order', {
+        market: 'ETH-EUR',
+        side: 'sell',
+        orderType: 'limit',
+        amount: '0.01',
+        price,
+      })
+      expect(sell.json.errorCode).toBeUndefined()
+      sells.push(sell.json.orderId)
+    }
+    const buy = await signed(dave, 'POST', '/v2/order', {
+      market: 'ETH-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '0.04',
+      price: '3003',
+    })
+    expect(buy.json.status).toBe('filled')
+    // One trade per resting sell, cheapest first: ids rise with time.
+    const ids: string[] = buy.json.fills.map((fill: Json) => fill.id)
+    expect(ids.map(Number)).toEqual([...ids.map(Number)].sort((a, b) => a - b))
+    const publicIds = async (query: string) =>
+      ((await (await fetch(`${baseUrl}/v2/ETH-EUR/trades${query}`)).json()) as Json[]).map(
+        (trade) => trade.id,
+      )
+    expect(await publicIds('')).toEqual([...ids].reverse())
+    expect(await publicIds(`?tradeIdFrom=${ids[1]}&tradeIdTo=${ids[2]}`)).toEqual([ids[2], ids[1]])
+    const ownIds = async (who: Key, query: string) =>
+      (await signed(who, 'GET', `/v2/trades?market=ETH-EUR${query}`)).json.map(
+        (trade: Json) => trade.id,
+      )
+    expect(await ownIds(erin, `&tradeIdFrom=${ids[2]}`)).toEqual([ids[3], ids[2]])
+    expect(await ownIds(dave, `&tradeIdTo=${ids[1]}`)).toEqual([ids[1], ids[0]])
+    // tradeId is the deprecated alias of tradeIdTo.
+    expect(await ownIds(erin, `&tradeId=${ids[0]}`)).toEqual([ids[0]])
+    for (const path of [
+      '/v2/trades?market=ETH-EUR&tradeIdFrom=not-a-trade',
+      '/v2/ETH-EUR/trades?tradeIdFrom=not-a-trade',
+    ]) {
+      const refused = path.startsWith('/v2/trades')
+        ? await signed(erin, 'GET', path)
+        : { status: (await fetch(`${baseUrl}${path}`)).status, json: null }
+      expect(refused.status).toBe(400)
+      if (refused.json)
+        expect(refused.json).toEqual({ errorCode: 205, error: 'tradeIdFrom parameter is invalid.' })
+    }
+    // Orders: newest first, from orderIdFrom on, up to orderIdTo (alias orderId).
+    const orderIds = async (query: string) => {
+      const reply = await signed(erin, 'GET', `/v2/orders?market=ETH-EUR${query}`)
+      return reply.status === 200 ? reply.json.map((order: Json) => order.orderId) : reply.json
+    }
+    expect(await orderIds('')).toEqual([...sells].reverse())
+    expect(await orderIds(`&orderIdFrom=${sells[1]}&orderIdTo=${sells[2]}`)).toEqual([
+      sells[2],
+      sells[1],
+    ])
+    expect(await orderIds(`&orderIdFrom=${sells[2]}`)).toEqual([sells[3], sells[2]])
+    expect(await orderIds(`&orderId=${sells[1]}`)).toEqual([sells[1], sells[0]])
+    expect(await orderIds(`&orderIdFrom=${sells[2]}&orderIdTo=${sells[1]}`)).toEqual([])
+    expect(await orderIds(`&orderIdFrom=${randomUUID()}`)).toEqual({
+      errorCode: 205,
+      error: 'orderIdFrom parameter is invalid.',
+    })
+    // Another account's order is not a cursor of this one (nor revealed as existing).
+    expect(await orderIds(`&orderIdTo=${buy.json.orderId}`)).toEqual({
+      errorCode: 205,
+      error: 'orderIdTo parameter is invalid.',
+    })
+  })
+
   it('more subscriptions than a connection may hold are refused with 205, and the connection stays usable', async () => {
     const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
     await new Promise((resolve) => ws.once('open', resolve))

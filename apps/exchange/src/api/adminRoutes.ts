@@ -51,16 +51,21 @@ function jsonBody(request: FastifyRequest): unknown {
   }
 }
 
-function isLoopback(address: string): boolean {
+export function isLoopbackRequest(request: FastifyRequest): boolean {
+  const address = request.socket.remoteAddress ?? ''
   return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1'
 }
 
+/** Whether the request carries `Authorization: Bearer <token>` (compared in constant time). */
+export function hasBearerToken(request: FastifyRequest, token: string): boolean {
+  const expected = Buffer.from(`Bearer ${token}`)
+  const given = Buffer.from(String(request.headers.authorization ?? ''))
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
 export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void {
-  const expected = Buffer.from(`Bearer ${deps.token}`)
   const guard = async (request: FastifyRequest, reply: FastifyReply) => {
-    const given = Buffer.from(String(request.headers.authorization ?? ''))
-    const tokenOk = given.length === expected.length && timingSafeEqual(given, expected)
-    if (!isLoopback(request.socket.remoteAddress ?? '') || !tokenOk) {
+    if (!isLoopbackRequest(request) || !hasBearerToken(request, deps.token)) {
       return reply
         .code(403)
         .send({ error: 'admin endpoints need the token from the data directory, from loopback' })

@@ -185,6 +185,38 @@ export function registerExchangeActions(
     return caller.accountId
   }
 
+  /**
+   * The trades a list request asks for: its limit, and whether a trade's time and id lie in its
+   * `start`/`end` window and its id range of `tradeIdFrom` and `tradeIdTo` (or its deprecated
+   * alias `tradeId`), all inclusive. Trade ids here are whole numbers, rising with time in each
+   * market; another id can only be a mistake, refused with 205 rather than ignored.
+   */
+  function tradeQuery(
+    params: Record<string, unknown>,
+  ): { limit: number; matches: (timestamp: number, id: number) => boolean } | ActionResult {
+    const bound = (name: string): number | undefined | ActionResult => {
+      const value = params[name]
+      if (value === undefined) return undefined
+      return typeof value === 'string' && /^\d{1,15}$/.test(value)
+        ? Number(value)
+        : failure(protocolError(205, { param: name }))
+    }
+    const from = bound('tradeIdFrom')
+    const to = params.tradeIdTo === undefined ? bound('tradeId') : bound('tradeIdTo')
+    if (typeof from === 'object') return from
+    if (typeof to === 'object') return to
+    const start = params.start === undefined ? 0 : Number(params.start)
+    const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
+    return {
+      limit: Math.min(Number(params.limit ?? listLimitDefault), listLimitMax),
+      matches: (timestamp, id) =>
+        timestamp >= start &&
+        timestamp <= end &&
+        id >= (from ?? 0) &&
+        id <= (to ?? Number.MAX_SAFE_INTEGER),
+    }
+  }
+
   function resolveOrderId(
     market: string,
     accountId: number,
@@ -214,13 +246,12 @@ export function registerExchangeActions(
     .register('getTrades', (params) => {
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
-      const limit = Math.min(Number(params.limit ?? listLimitDefault), listLimitMax)
-      const start = params.start === undefined ? 0 : Number(params.start)
-      const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
+      const query = tradeQuery(params)
+      if ('ok' in query) return query
       const trades = history
         .tradesOf(spec.market)
-        .filter((trade) => trade.timestamp >= start && trade.timestamp <= end)
-        .slice(0, limit)
+        .filter((trade) => query.matches(trade.timestamp, trade.tradeId))
+        .slice(0, query.limit)
       return success(trades.map((trade) => tradeToWire(spec, trade)))
     })
     .register('getCandles', (params) => {
@@ -418,10 +449,29 @@ export function registerExchangeActions(
       const limit = Math.min(Number(params.limit ?? listLimitDefault), listLimitMax)
       const start = params.start === undefined ? 0 : Number(params.start)
       const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
+      // Id cursors, both inclusive, in the order the account placed its orders: from the order
+      // orderIdFrom on, up to the order orderIdTo (or its deprecated alias orderId).
+      const fromId = params.orderIdFrom as string | undefined
+      const toName = params.orderIdTo === undefined ? 'orderId' : 'orderIdTo'
+      const toId = params[toName] as string | undefined
+      for (const [name, orderId] of [
+        ['orderIdFrom', fromId],
+        [toName, toId],
+      ] as const) {
+        if (orderId === undefined) continue
+        if (history.order(spec.market, orderId)?.state.accountId !== accountId)
+          return failure(protocolError(205, { param: name }))
+      }
       const records: OrderRecord[] = []
+      // Newest first: the range starts at orderIdTo and ends with orderIdFrom.
+      let inRange = toId === undefined
       for (const record of history.ordersOf(accountId, spec.market)) {
         if (records.length === limit) break
-        if (record.state.created >= start && record.state.created <= end) records.push(record)
+        const orderId = record.state.orderId
+        if (orderId === toId) inRange = true
+        if (inRange && record.state.created >= start && record.state.created <= end)
+          records.push(record)
+        if (orderId === fromId) break
       }
       return success(records.map((record) => orderResponse(spec, record.state, record.fills)))
     })
@@ -429,13 +479,12 @@ export function registerExchangeActions(
       const accountId = requireCaller(caller)
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
-      const limit = Math.min(Number(params.limit ?? listLimitDefault), listLimitMax)
-      const start = params.start === undefined ? 0 : Number(params.start)
-      const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
+      const query = tradeQuery(params)
+      if ('ok' in query) return query
       const fills = history
         .fillsOf(accountId, spec.market)
-        .filter((fill) => fill.timestamp >= start && fill.timestamp <= end)
-        .slice(0, limit)
+        .filter((fill) => query.matches(fill.timestamp, fill.fillId))
+        .slice(0, query.limit)
       return success(
         fills.map((fill) => ({
           ...fillToWire(spec, fill),
