@@ -11,19 +11,24 @@
 //
 // Run: npm exec -- node bench/exchange/load.bench.ts [--rate 5000] [--seconds 10] [--traders 20]
 //        [--subscribers 1000] [--markets 5] [--warmup 3] [--no-simulator] [--server-cpus 0]
+//        [--attribute]
+// --attribute records the server's and the generator's pauses (stallMonitor.ts) and says, for
+// the requests slower than 5 ms, what each one overlapped: a GC of the server, another stall of
+// its event loop (busy, or waiting for a CPU), a stall of the generator, or none of these.
 // (--server-cpus pins the server with taskset; run the bench itself under `taskset -c 1` too.
 // Measured here, pinning hurt: the server's own threads then share one core with it.)
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createHmac } from 'node:crypto'
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { assetBySymbol, marketById } from '@polder/catalogue'
 import * as hdr from 'hdr-histogram-js'
 import { WebSocket } from 'ws'
 import { bookFlushIntervalMs as bookBatchMs } from '../../apps/exchange/src/api/marketDataHub.ts'
+import { attribution, monitorStalls, readPauses, type Timed } from './stallMonitor.ts'
 
 const { values } = parseArgs({
   allowNegative: true,
@@ -39,6 +44,7 @@ const { values } = parseArgs({
     timeline: { type: 'boolean', default: false },
     // The market simulator runs beside the load unless --no-simulator.
     simulator: { type: 'boolean', default: true },
+    attribute: { type: 'boolean', default: false },
   },
 })
 const ratePerSecond = Number(values.rate)
@@ -62,6 +68,10 @@ const root = join(import.meta.dirname, '..', '..')
 let measureFrom = Number.POSITIVE_INFINITY
 let measureFromWallMs = Number.POSITIVE_INFINITY
 const dataDir = mkdtempSync(join(tmpdir(), 'polder-load-'))
+const stallLogs = {
+  server: join(dataDir, '..', `${basename(dataDir)}-server-stalls.log`),
+  generator: join(dataDir, '..', `${basename(dataDir)}-generator-stalls.log`),
+}
 
 function startServer(): Promise<{ child: ChildProcess; url: string }> {
   // --server-cpus pins the server to those CPUs (taskset), e.g. the generator on one core and
@@ -73,6 +83,7 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
       ...(pinned.length > 0 ? [...pinned, process.execPath] : []),
       // e.g. POLDER_SERVER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the server
       ...(process.env.POLDER_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []),
+      ...(values.attribute ? ['--import', join(import.meta.dirname, 'stallMonitor.ts')] : []),
       join(root, 'apps/exchange/src/main.ts'),
       'serve',
       '--port',
@@ -90,6 +101,7 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
         ...process.env,
         POLDER_SUPERVISED: '1',
         POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE: '100000000',
+        ...(values.attribute ? { POLDER_STALL_LOG: stallLogs.server } : {}),
       },
     },
   )
@@ -261,6 +273,10 @@ try {
   }
   let acknowledged = 0
   const secondLatenciesMs: number[][] = []
+  /** --attribute: the measured requests slower than the goal's 5 ms. */
+  const slowMs = 5
+  const slowRequests: Timed[] = []
+  const stopGeneratorMonitor = values.attribute ? monitorStalls(stallLogs.generator) : undefined
   let refused = 0
   const refusedByCode = new Map<number, number>()
   let requestId = 0
@@ -275,6 +291,8 @@ try {
         return
       }
       const latencyMs = performance.now() - planned
+      if (values.attribute && latencyMs > slowMs)
+        slowRequests.push({ plannedMs: performance.timeOrigin + planned, latencyMs })
       ackLatencyUs.recordValue(Math.max(1, Math.round(latencyMs * 1000)))
       if (values.timeline) {
         const second = Math.floor((planned - measureFrom) / 1000)
@@ -404,9 +422,25 @@ try {
   console.log(
     `  server memory per idle subscriber connection: ${((rssAfterSubscribers - rssBeforeSubscribers) / Math.max(1, subscriberCount) / 1024).toFixed(1)} KiB`,
   )
+  if (stopGeneratorMonitor) {
+    stopGeneratorMonitor()
+    await new Promise((resolve) => setTimeout(resolve, 1_200)) // the server writes its every second
+    const fromMs = performance.timeOrigin + measureFrom
+    for (const line of attribution(
+      slowRequests,
+      ackLatencyUs.totalCount,
+      slowMs,
+      readPauses(readFileSync(stallLogs.server, 'utf8')),
+      readPauses(readFileSync(stallLogs.generator, 'utf8')),
+      fromMs,
+      fromMs + elapsedSeconds * 1000,
+    ))
+      console.log(line)
+  }
   for (const socket of [...subscribers, ...traders.map((trader) => trader.socket)]) socket.close()
 } finally {
   child.kill('SIGTERM')
   await new Promise((resolve) => child.once('exit', resolve))
   rmSync(dataDir, { recursive: true, force: true })
+  for (const log of Object.values(stallLogs)) rmSync(log, { force: true })
 }

@@ -1,0 +1,161 @@
+// Records when a process's event loop could not run: every garbage-collection pause (from V8,
+// with its kind) and every gap of more than `stallMinMs` between two ticks of a 1 ms timer, with
+// how much of that gap the thread itself spent on the CPU (a busy loop) rather than waiting
+// for it (descheduled, or blocked in the kernel). The load benchmark (`--attribute`) loads it
+// into the server (`--import`) and runs it in its own process, then lays its slow requests
+// against both records to say where their time went.
+//
+// Written as lines `gc <startMs> <durationMs> <kind>` and `stall <startMs> <durationMs> <cpuMs>`
+// (wall-clock ms) to the file in POLDER_STALL_LOG, every second and at exit.
+import { appendFileSync, writeFileSync } from 'node:fs'
+import { constants, PerformanceObserver, performance } from 'node:perf_hooks'
+import { isMainThread } from 'node:worker_threads'
+
+export const stallMinMs = 2
+
+export type Pause =
+  | { kind: 'gc'; startMs: number; durationMs: number; gc: 'minor' | 'major' | 'other' }
+  | { kind: 'stall'; startMs: number; durationMs: number; cpuMs: number }
+
+/** Starts recording into `path` (the main thread only); returns a function that stops it. */
+export function monitorStalls(path: string): () => void {
+  writeFileSync(path, '')
+  const origin = performance.timeOrigin
+  let lines: string[] = []
+  const flush = () => {
+    if (lines.length === 0) return
+    appendFileSync(path, `${lines.join('\n')}\n`)
+    lines = []
+  }
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind
+      const gc =
+        kind === constants.NODE_PERFORMANCE_GC_MINOR
+          ? 'minor'
+          : kind === constants.NODE_PERFORMANCE_GC_MAJOR
+            ? 'major'
+            : 'other'
+      lines.push(`gc ${(origin + entry.startTime).toFixed(3)} ${entry.duration.toFixed(3)} ${gc}`)
+    }
+  })
+  observer.observe({ entryTypes: ['gc'] })
+  let last = performance.now()
+  let lastCpu = process.threadCpuUsage()
+  const ticker = setInterval(() => {
+    const now = performance.now()
+    const cpu = process.threadCpuUsage()
+    if (now - last > stallMinMs + 1) {
+      const cpuMs = (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000
+      lines.push(
+        `stall ${(origin + last).toFixed(3)} ${(now - last).toFixed(3)} ${cpuMs.toFixed(3)}`,
+      )
+    }
+    last = now
+    lastCpu = cpu
+  }, 1)
+  ticker.unref()
+  const flusher = setInterval(flush, 1_000)
+  flusher.unref()
+  process.once('exit', flush)
+  return () => {
+    observer.disconnect()
+    clearInterval(ticker)
+    clearInterval(flusher)
+    flush()
+  }
+}
+
+export function readPauses(text: string): Pause[] {
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [kind, start, duration, last] = line.split(' ')
+      return kind === 'gc'
+        ? {
+            kind: 'gc',
+            startMs: Number(start),
+            durationMs: Number(duration),
+            gc: last as 'minor' | 'major' | 'other',
+          }
+        : {
+            kind: 'stall',
+            startMs: Number(start),
+            durationMs: Number(duration),
+            cpuMs: Number(last),
+          }
+    })
+}
+
+// Loaded with --import into the server: records its main thread (not its worker threads).
+const path = process.env.POLDER_STALL_LOG
+if (path !== undefined && isMainThread && process.argv[1]?.endsWith('main.ts')) monitorStalls(path)
+
+/** One request: when it was planned to be sent and how long its answer took, in ms. */
+export type Timed = { plannedMs: number; latencyMs: number }
+
+/**
+ * Lines that say what the requests slower than `slowMs` overlapped, in this order of blame: a GC
+ * pause of the server, another stall of the server's event loop, a stall (or GC) of the
+ * generator, or none of these (the kernel, the network stack, queueing behind other work);
+ * then the server's pauses inside [fromMs, toMs].
+ */
+export function attribution(
+  slow: readonly Timed[],
+  measured: number,
+  slowMs: number,
+  server: readonly Pause[],
+  generator: readonly Pause[],
+  fromMs: number,
+  toMs: number,
+): string[] {
+  const overlaps = (pauses: readonly Pause[], request: Timed, kind?: Pause['kind']) =>
+    pauses.some(
+      (pause) =>
+        (kind === undefined || pause.kind === kind) &&
+        pause.startMs < request.plannedMs + request.latencyMs &&
+        pause.startMs + pause.durationMs > request.plannedMs,
+    )
+  const counts = { serverGc: 0, serverStall: 0, generator: 0, neither: 0 }
+  for (const request of slow) {
+    if (overlaps(server, request, 'gc')) counts.serverGc += 1
+    else if (overlaps(server, request, 'stall')) counts.serverStall += 1
+    else if (overlaps(generator, request)) counts.generator += 1
+    else counts.neither += 1
+  }
+  const inWindow = server.filter((pause) => pause.startMs >= fromMs && pause.startMs <= toMs)
+  const seconds = (toMs - fromMs) / 1000
+  const summary = (durations: number[]) => {
+    const sorted = durations.sort((a, b) => a - b)
+    const total = sorted.reduce((sum, value) => sum + value, 0)
+    return sorted.length === 0
+      ? 'none'
+      : `${sorted.length} (${(sorted.length / seconds).toFixed(1)}/s), ${total.toFixed(0)} ms in all, p50 ${sorted[sorted.length >> 1]!.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms`
+  }
+  const gcs = inWindow.filter((pause) => pause.kind === 'gc')
+  const stalls = inWindow.filter(
+    (pause): pause is Extract<Pause, { kind: 'stall' }> =>
+      pause.kind === 'stall' &&
+      !gcs.some(
+        (gc) => gc.startMs >= pause.startMs && gc.startMs <= pause.startMs + pause.durationMs,
+      ),
+  )
+  const stallMs = stalls.reduce((sum, stall) => sum + stall.durationMs, 0)
+  const stallCpuMs = stalls.reduce((sum, stall) => sum + Math.min(stall.cpuMs, stall.durationMs), 0)
+  const longest = [...stalls]
+    .sort((a, b) => b.durationMs - a.durationMs)
+    .slice(0, 3)
+    .map(
+      (stall) =>
+        `${stall.durationMs.toFixed(1)} ms at ${((stall.startMs - fromMs) / 1000).toFixed(2)} s (${Math.min(stall.cpuMs, stall.durationMs).toFixed(1)} ms on the CPU)`,
+    )
+  const share = (count: number) =>
+    `${count} (${((100 * count) / Math.max(1, slow.length)).toFixed(0)}%)`
+  return [
+    `  requests over ${slowMs} ms: ${slow.length} of ${measured} (${((100 * slow.length) / Math.max(1, measured)).toFixed(2)}%); overlapping a server GC ${share(counts.serverGc)}, another server loop stall ${share(counts.serverStall)}, a generator stall ${share(counts.generator)}, none of these ${share(counts.neither)}`,
+    `  server minor GCs: ${summary(gcs.filter((gc) => gc.kind === 'gc' && gc.gc === 'minor').map((gc) => gc.durationMs))}`,
+    `  server major GCs: ${summary(gcs.filter((gc) => gc.kind === 'gc' && gc.gc !== 'minor').map((gc) => gc.durationMs))}`,
+    `  server loop stalls over ${stallMinMs + 1} ms without a GC: ${summary(stalls.map((stall) => stall.durationMs))}; on the CPU for ${stallCpuMs.toFixed(0)} of their ${stallMs.toFixed(0)} ms (the rest waiting for a CPU or in the kernel); the longest: ${longest.join(', ') || 'none'}`,
+  ]
+}
