@@ -534,6 +534,68 @@ describe('more order paths over the wire', () => {
     await signed(alice, 'DELETE', `/v2/order?market=BTC-EUR&orderId=${placed.json.orderId}`)
   })
 
+  it('PUT /v2/order echoes the operatorId of the update and honours responseRequired: false', async () => {
+    const placed = await signed(alice, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '0.01',
+      price: '30000',
+      operatorId: 1,
+    })
+    expect(placed.json.operatorId).toBe(1)
+    const updated = await signed(alice, 'PUT', '/v2/order', {
+      market: 'BTC-EUR',
+      orderId: placed.json.orderId,
+      price: '30001',
+      operatorId: 7,
+    })
+    expect(updated.json).toMatchObject({ price: '30001', operatorId: 7 })
+    const short = await signed(alice, 'PUT', '/v2/order', {
+      market: 'BTC-EUR',
+      orderId: placed.json.orderId,
+      price: '30002',
+      operatorId: 7,
+      responseRequired: false,
+    })
+    expect(short.status).toBe(200)
+    expect(short.json).toEqual({
+      market: 'BTC-EUR',
+      orderId: placed.json.orderId,
+      created: placed.json.created,
+      updated: expect.any(Number),
+      operatorId: 7,
+    })
+    await signed(alice, 'DELETE', `/v2/order?market=BTC-EUR&orderId=${placed.json.orderId}`)
+  })
+
+  it('filters must name something listed: /account/fees market and quote, /balance symbol, /ordersOpen market and base (205); a listed asset with nothing held is a zero row', async () => {
+    const error = (param: string) => ({ errorCode: 205, error: `${param} parameter is invalid.` })
+    expect((await signed(alice, 'GET', '/v2/account/fees?market=NOPE-EUR')).json).toEqual(
+      error('market'),
+    )
+    expect((await signed(alice, 'GET', '/v2/account/fees?quote=XYZ')).json).toEqual(error('quote'))
+    expect((await signed(alice, 'GET', '/v2/account/fees?market=BTC-EUR')).json).toMatchObject({
+      tier: '0',
+      taker: expect.any(String),
+    })
+    expect((await signed(alice, 'GET', '/v2/balance?symbol=NOPE')).json).toEqual(error('symbol'))
+    const noEth = await createTrader(`frank-${randomBytes(4).toString('hex')}@example.com`, {
+      EUR: '10',
+    })
+    expect((await signed(noEth, 'GET', '/v2/balance?symbol=ETH')).json).toEqual([
+      { symbol: 'ETH', available: '0.00000000', inOrder: '0.00000000' },
+    ])
+    expect((await signed(noEth, 'GET', '/v2/balance')).json.map((row: Json) => row.symbol)).toEqual(
+      ['EUR'],
+    )
+    expect((await signed(alice, 'GET', '/v2/ordersOpen?market=NOPE-EUR')).json).toEqual(
+      error('market'),
+    )
+    expect((await signed(alice, 'GET', '/v2/ordersOpen?base=NOPE')).json).toEqual(error('base'))
+    expect((await signed(alice, 'GET', '/v2/ordersOpen?base=ETH')).status).toBe(200)
+  })
+
   it('a clientOrderId in use by an open order is 220; another account may use the same one', async () => {
     const clientOrderId = '2a4b6c8d-1e2f-4a5b-8c7d-9e0f1a2b3c4d'
     const first = await signed(alice, 'POST', '/v2/order', {

@@ -180,6 +180,17 @@ export function registerExchangeActions(
     return { state, fills }
   }
 
+  /** What `responseRequired: false` answers instead of the order (protocol §3.2). */
+  function shortAck(state: OrderState) {
+    return {
+      market: state.market,
+      orderId: state.orderId,
+      ...(state.clientOrderId === null ? {} : { clientOrderId: state.clientOrderId }),
+      created: state.created,
+      updated: state.updated,
+    }
+  }
+
   function requireCaller(caller: Caller): number {
     if (caller === undefined) throw new Error('private action without a caller')
     return caller.accountId
@@ -314,7 +325,14 @@ export function registerExchangeActions(
         },
       })
     })
-    .register('privateGetFees', async (_params, caller) => {
+    .register('privateGetFees', async (params, caller) => {
+      // Fees depend on the tier only, the same in every market; a filter must still name one.
+      if (params.market !== undefined && !specOf(params.market)) return unknownMarket()
+      if (
+        params.quote !== undefined &&
+        !listing.markets.some((market) => market.quote === params.quote)
+      )
+        return failure(protocolError(205, { param: 'quote' }))
       const fees = await feesOf(requireCaller(caller))
       return success({
         tier: String(fees.tier),
@@ -325,13 +343,19 @@ export function registerExchangeActions(
     })
     .register('privateGetBalance', (params, caller) => {
       const accountId = requireCaller(caller)
-      const rows = [...service.core.ledger.balances(accountId)]
-        .filter(([symbol]) => params.symbol === undefined || symbol === params.symbol)
-        .map(([symbol, balance]) => ({
-          symbol,
-          available: formatLedgerUnits(balance.available, decimalsOf(symbol)),
-          inOrder: formatLedgerUnits(balance.inOrder, decimalsOf(symbol)),
-        }))
+      const ledger = service.core.ledger
+      // Unfiltered: the assets held. Filtered: that asset's row, zeros included, so that
+      // `balance({symbol})[0]` is there for any listed asset.
+      let held: [string, { available: bigint; inOrder: bigint }][]
+      if (params.symbol === undefined) held = [...ledger.balances(accountId)]
+      else if (assetsBySymbol.has(String(params.symbol)))
+        held = [[String(params.symbol), ledger.balance(accountId, String(params.symbol))]]
+      else return failure(protocolError(205, { param: 'symbol' }))
+      const rows = held.map(([symbol, balance]) => ({
+        symbol,
+        available: formatLedgerUnits(balance.available, decimalsOf(symbol)),
+        inOrder: formatLedgerUnits(balance.inOrder, decimalsOf(symbol)),
+      }))
       return success(rows)
     })
     .register('privateCreateOrder', async (params, caller) => {
@@ -352,15 +376,7 @@ export function registerExchangeActions(
       if (!outcome.ok) return refused(outcome)
       const { state, fills } = fromOutcome(outcome, command.orderId)
       if (!state) throw new Error(`accepted order ${command.orderId} has no order event`)
-      if (params.responseRequired === false) {
-        return success({
-          market: state.market,
-          orderId: state.orderId,
-          ...(state.clientOrderId === null ? {} : { clientOrderId: state.clientOrderId }),
-          created: state.created,
-          updated: state.updated,
-        })
-      }
+      if (params.responseRequired === false) return success(shortAck(state))
       return success(orderResponse(spec, state, fills))
     })
     .register('privateUpdateOrder', async (params, caller) => {
@@ -377,7 +393,12 @@ export function registerExchangeActions(
       if (!outcome.ok) return refused(outcome)
       const record = orderId === undefined ? undefined : history.order(spec.market, orderId)
       if (!record) throw new Error('updated order is not in the history')
-      return success(orderResponse(spec, record.state, record.fills))
+      // The operator of this update, as the protocol echoes it (the order keeps its creator's).
+      const operator =
+        params.operatorId === undefined ? {} : { operatorId: Number(params.operatorId) }
+      if (params.responseRequired === false)
+        return success({ ...shortAck(record.state), ...operator })
+      return success({ ...orderResponse(spec, record.state, record.fills), ...operator })
     })
     .register('privateCancelOrder', async (params, caller) => {
       const accountId = requireCaller(caller)
@@ -428,6 +449,12 @@ export function registerExchangeActions(
     })
     .register('privateGetOrdersOpen', (params, caller) => {
       const accountId = requireCaller(caller)
+      if (params.market !== undefined && !specOf(params.market)) return unknownMarket()
+      if (
+        params.base !== undefined &&
+        !listing.markets.some((market) => market.base === params.base)
+      )
+        return failure(protocolError(205, { param: 'base' }))
       const markets = listing.markets
         .map((config) => config.market)
         .filter((market) => params.market === undefined || market === params.market)
