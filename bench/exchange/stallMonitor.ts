@@ -102,28 +102,35 @@ export type Timed = { plannedMs: number; latencyMs: number }
  * then the server's pauses inside [fromMs, toMs].
  */
 export function attribution(
-  slow: readonly Timed[],
-  measured: number,
+  requests: readonly Timed[],
   slowMs: number,
   server: readonly Pause[],
   generator: readonly Pause[],
   fromMs: number,
   toMs: number,
 ): string[] {
-  const overlaps = (pauses: readonly Pause[], request: Timed, kind?: Pause['kind']) =>
-    pauses.some(
-      (pause) =>
-        (kind === undefined || pause.kind === kind) &&
-        pause.startMs < request.plannedMs + request.latencyMs &&
-        pause.startMs + pause.durationMs > request.plannedMs,
-    )
+  const serverGcs = overlapFinder(server.filter((pause) => pause.kind === 'gc'))
+  const serverStalls = overlapFinder(server.filter((pause) => pause.kind === 'stall'))
+  const generatorPauses = overlapFinder(generator)
   const counts = { serverGc: 0, serverStall: 0, generator: 0, neither: 0 }
-  for (const request of slow) {
-    if (overlaps(server, request, 'gc')) counts.serverGc += 1
-    else if (overlaps(server, request, 'stall')) counts.serverStall += 1
-    else if (overlaps(generator, request)) counts.generator += 1
+  // The same question for the requests that were not slow: how often a request overlaps a
+  // pause by chance, the baseline the shares of the slow ones are read against.
+  const fast = { count: 0, serverGc: 0, serverStall: 0 }
+  const slow: Timed[] = []
+  for (const request of requests) {
+    if (request.latencyMs <= slowMs) {
+      fast.count += 1
+      if (serverGcs(request)) fast.serverGc += 1
+      else if (serverStalls(request)) fast.serverStall += 1
+      continue
+    }
+    slow.push(request)
+    if (serverGcs(request)) counts.serverGc += 1
+    else if (serverStalls(request)) counts.serverStall += 1
+    else if (generatorPauses(request)) counts.generator += 1
     else counts.neither += 1
   }
+  const measured = requests.length
   const inWindow = server.filter((pause) => pause.startMs >= fromMs && pause.startMs <= toMs)
   const seconds = (toMs - fromMs) / 1000
   const summary = (durations: number[]) => {
@@ -152,10 +159,36 @@ export function attribution(
     )
   const share = (count: number) =>
     `${count} (${((100 * count) / Math.max(1, slow.length)).toFixed(0)}%)`
+  const percent = (count: number) => `${((100 * count) / Math.max(1, fast.count)).toFixed(0)}%`
   return [
     `  requests over ${slowMs} ms: ${slow.length} of ${measured} (${((100 * slow.length) / Math.max(1, measured)).toFixed(2)}%); overlapping a server GC ${share(counts.serverGc)}, another server loop stall ${share(counts.serverStall)}, a generator stall ${share(counts.generator)}, none of these ${share(counts.neither)}`,
+    `  for comparison, of the requests at or under ${slowMs} ms ${percent(fast.serverGc)} overlapped a server GC and ${percent(fast.serverStall)} another server loop stall`,
     `  server minor GCs: ${summary(gcs.filter((gc) => gc.kind === 'gc' && gc.gc === 'minor').map((gc) => gc.durationMs))}`,
     `  server major GCs: ${summary(gcs.filter((gc) => gc.kind === 'gc' && gc.gc !== 'minor').map((gc) => gc.durationMs))}`,
     `  server loop stalls over ${stallMinMs + 1} ms without a GC: ${summary(stalls.map((stall) => stall.durationMs))}; on the CPU for ${stallCpuMs.toFixed(0)} of their ${stallMs.toFixed(0)} ms (the rest waiting for a CPU or in the kernel); the longest: ${longest.join(', ') || 'none'}`,
   ]
+}
+
+/** Whether a request's span overlaps one of `pauses` (sorted here once, then binary-searched). */
+function overlapFinder(pauses: readonly Pause[]): (request: Timed) => boolean {
+  const sorted = [...pauses].sort((a, b) => a.startMs - b.startMs)
+  const longestMs = sorted.reduce((longest, pause) => Math.max(longest, pause.durationMs), 0)
+  return (request) => {
+    const endMs = request.plannedMs + request.latencyMs
+    // The last pause that starts before the request ends...
+    let low = 0
+    let high = sorted.length
+    while (low < high) {
+      const middle = (low + high) >> 1
+      if (sorted[middle]!.startMs < endMs) low = middle + 1
+      else high = middle
+    }
+    // ...and those before it that could still reach into the request.
+    for (let index = low - 1; index >= 0; index -= 1) {
+      const pause = sorted[index]!
+      if (pause.startMs + longestMs <= request.plannedMs) break
+      if (pause.startMs + pause.durationMs > request.plannedMs) return true
+    }
+    return false
+  }
 }

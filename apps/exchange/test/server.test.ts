@@ -185,5 +185,11 @@ describe('operations', () => {
     })
     expect(scraper.statusCode).toBe(200)
     expect(scraper.body).toMatch(/^polder_websocket_connections \d+$/m)
+    // The scheme is case-insensitive in HTTP.
+    const lowerCase = await server.app.inject({
+      ...from,
+      headers: { authorization: `bearer ${server.adminToken}` },
+    })
+    expect(lowerCase.statusCode).toBe(200)
   })
 })

@@ -56,10 +56,15 @@ export function isLoopbackRequest(request: FastifyRequest): boolean {
   return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1'
 }
 
-/** Whether the request carries `Authorization: Bearer <token>` (compared in constant time). */
+/**
+ * Whether the request carries `Authorization: Bearer <token>` (the scheme in any case, as HTTP
+ * allows; the token compared in constant time).
+ */
 export function hasBearerToken(request: FastifyRequest, token: string): boolean {
-  const expected = Buffer.from(`Bearer ${token}`)
-  const given = Buffer.from(String(request.headers.authorization ?? ''))
+  const header = String(request.headers.authorization ?? '')
+  if (header.slice(0, 7).toLowerCase() !== 'bearer ') return false
+  const expected = Buffer.from(token)
+  const given = Buffer.from(header.slice(7))
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
 

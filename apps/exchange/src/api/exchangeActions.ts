@@ -94,6 +94,8 @@ const orderTypesAll = [
   'takeProfitLimit',
 ]
 const listLimitDefault = 500
+/** The quotes `/account/fees` names (protocol §3.2), answered whether or not a market is listed. */
+const feeQuotes = new Set(['EUR', 'USDC'])
 const listLimitMax = 1000
 
 /** Returns `warmAccount`, which loads what an account's orders need before its first order. */
@@ -330,6 +332,7 @@ export function registerExchangeActions(
       if (params.market !== undefined && !specOf(params.market)) return unknownMarket()
       if (
         params.quote !== undefined &&
+        !feeQuotes.has(String(params.quote)) &&
         !listing.markets.some((market) => market.quote === params.quote)
       )
         return failure(protocolError(205, { param: 'quote' }))
@@ -477,28 +480,24 @@ export function registerExchangeActions(
       const start = params.start === undefined ? 0 : Number(params.start)
       const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
       // Id cursors, both inclusive, in the order the account placed its orders: from the order
-      // orderIdFrom on, up to the order orderIdTo (or its deprecated alias orderId).
-      const fromId = params.orderIdFrom as string | undefined
+      // orderIdFrom on, up to the order orderIdTo (or its deprecated alias orderId). Our ids are
+      // lower case; the protocol allows either.
       const toName = params.orderIdTo === undefined ? 'orderId' : 'orderIdTo'
-      const toId = params[toName] as string | undefined
-      for (const [name, orderId] of [
-        ['orderIdFrom', fromId],
-        [toName, toId],
+      const range: { fromOrderId?: string; toOrderId?: string } = {}
+      for (const [name, side] of [
+        ['orderIdFrom', 'fromOrderId'],
+        [toName, 'toOrderId'],
       ] as const) {
-        if (orderId === undefined) continue
+        if (typeof params[name] !== 'string') continue
+        const orderId = params[name].toLowerCase()
         if (history.order(spec.market, orderId)?.state.accountId !== accountId)
           return failure(protocolError(205, { param: name }))
+        range[side] = orderId
       }
       const records: OrderRecord[] = []
-      // Newest first: the range starts at orderIdTo and ends with orderIdFrom.
-      let inRange = toId === undefined
-      for (const record of history.ordersOf(accountId, spec.market)) {
+      for (const record of history.ordersOf(accountId, spec.market, range)) {
         if (records.length === limit) break
-        const orderId = record.state.orderId
-        if (orderId === toId) inRange = true
-        if (inRange && record.state.created >= start && record.state.created <= end)
-          records.push(record)
-        if (orderId === fromId) break
+        if (record.state.created >= start && record.state.created <= end) records.push(record)
       }
       return success(records.map((record) => orderResponse(spec, record.state, record.fills)))
     })

@@ -226,16 +226,29 @@ export class OrderHistory {
 
   /**
    * The account's orders, newest first, optionally in one market, read one at a time (a caller
-   * that stops early reads no more of the history than it needs).
+   * that stops early reads no more of the history than it needs). With a market, `range` keeps
+   * the orders placed from the order `fromOrderId` (the oldest yielded) up to `toOrderId` (the
+   * newest), both included; the orders outside it are skipped without being read.
    */
-  *ordersOf(accountId: number, market?: string): Generator<OrderRecord> {
+  *ordersOf(
+    accountId: number,
+    market?: string,
+    range: { fromOrderId?: string; toOrderId?: string } = {},
+  ): Generator<OrderRecord> {
     const keys = this.#byAccount.get(accountId) ?? []
+    const toKey = range.toOrderId === undefined ? undefined : `${market} ${range.toOrderId}`
+    const fromKey = range.fromOrderId === undefined ? undefined : `${market} ${range.fromOrderId}`
+    let inRange = toKey === undefined
     for (let index = keys.length - 1; index >= 0; index -= 1) {
       const key = keys[index]!
       // The key is `${market} ${orderId}`: a market's orders are told apart without reading them.
       if (market !== undefined && !key.startsWith(`${market} `)) continue
-      const kept = this.#orders.get(key)!
-      yield { state: stateOf(kept), fills: kept.fills }
+      if (key === toKey) inRange = true
+      if (inRange) {
+        const kept = this.#orders.get(key)!
+        yield { state: stateOf(kept), fills: kept.fills }
+      }
+      if (key === fromKey) return
     }
   }
 
