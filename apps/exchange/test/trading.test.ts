@@ -43,6 +43,23 @@ async function createTrader(email: string, deposits: Record<string, string>): Pr
 const signed = (who: Key, method: string, path: string, body?: unknown) =>
   signedRequest(baseUrl, who, method, path, { body, windowMs: 10_000 })
 
+/** POST /v2/order of a limit order (BTC-EUR unless `extra` says otherwise). */
+const placeLimit = (
+  who: Key,
+  side: 'buy' | 'sell',
+  amount: string,
+  price: string,
+  extra: Record<string, unknown> = {},
+) =>
+  signed(who, 'POST', '/v2/order', {
+    market: 'BTC-EUR',
+    side,
+    orderType: 'limit',
+    amount,
+    price,
+    ...extra,
+  })
+
 /** Waits (at most 5 s) until a recorded message matches. */
 async function until(messages: Json[], match: (message: Json) => boolean): Promise<void> {
   const deadline = Date.now() + 5_000
@@ -506,13 +523,7 @@ describe("the spec's web API", () => {
 
 describe('more order paths over the wire', () => {
   it('PUT /v2/order changes the price of a resting order; the hold follows', async () => {
-    const placed = await signed(alice, 'POST', '/v2/order', {
-      market: 'BTC-EUR',
-      side: 'buy',
-      orderType: 'limit',
-      amount: '0.01',
-      price: '30000',
-    })
+    const placed = await placeLimit(alice, 'buy', '0.01', '30000')
     const updated = await signed(alice, 'PUT', '/v2/order', {
       market: 'BTC-EUR',
       orderId: placed.json.orderId,
@@ -535,14 +546,7 @@ describe('more order paths over the wire', () => {
   })
 
   it('PUT /v2/order echoes the operatorId of the update and honours responseRequired: false', async () => {
-    const placed = await signed(alice, 'POST', '/v2/order', {
-      market: 'BTC-EUR',
-      side: 'buy',
-      orderType: 'limit',
-      amount: '0.01',
-      price: '30000',
-      operatorId: 1,
-    })
+    const placed = await placeLimit(alice, 'buy', '0.01', '30000', { operatorId: 1 })
     expect(placed.json.operatorId).toBe(1)
     const updated = await signed(alice, 'PUT', '/v2/order', {
       market: 'BTC-EUR',
@@ -747,23 +751,11 @@ describe('more order paths over the wire', () => {
     })
     const sells: string[] = []
     for (const price of ['3000', '3001', '3002', '3003']) {
-      const sell = await signed(erin, 'POST', '/v2/order', {
-        market: 'ETH-EUR',
-        side: 'sell',
-        orderType: 'limit',
-        amount: '0.01',
-        price,
-      })
+      const sell = await placeLimit(erin, 'sell', '0.01', price, { market: 'ETH-EUR' })
       expect(sell.json.errorCode).toBeUndefined()
       sells.push(sell.json.orderId)
     }
-    const buy = await signed(dave, 'POST', '/v2/order', {
-      market: 'ETH-EUR',
-      side: 'buy',
-      orderType: 'limit',
-      amount: '0.04',
-      price: '3003',
-    })
+    const buy = await placeLimit(dave, 'buy', '0.04', '3003', { market: 'ETH-EUR' })
     expect(buy.json.status).toBe('filled')
     // One trade per resting sell, cheapest first: ids rise with time.
     const ids: string[] = buy.json.fills.map((fill: Json) => fill.id)

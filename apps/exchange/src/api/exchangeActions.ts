@@ -198,6 +198,19 @@ export function registerExchangeActions(
     return caller.accountId
   }
 
+  /** A list request's `start`/`end` window (ms, inclusive) and its limit (500 by default). */
+  function listWindow(params: Record<string, unknown>): {
+    start: number
+    end: number
+    limit: number
+  } {
+    return {
+      start: params.start === undefined ? 0 : Number(params.start),
+      end: params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end),
+      limit: Math.min(Number(params.limit ?? listLimitDefault), listLimitMax),
+    }
+  }
+
   /**
    * The trades a list request asks for: its limit, and whether a trade's time and id lie in its
    * `start`/`end` window and its id range of `tradeIdFrom` and `tradeIdTo` (or its deprecated
@@ -218,10 +231,9 @@ export function registerExchangeActions(
     const to = params.tradeIdTo === undefined ? bound('tradeId') : bound('tradeIdTo')
     if (typeof from === 'object') return from
     if (typeof to === 'object') return to
-    const start = params.start === undefined ? 0 : Number(params.start)
-    const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
+    const { start, end, limit } = listWindow(params)
     return {
-      limit: Math.min(Number(params.limit ?? listLimitDefault), listLimitMax),
+      limit,
       matches: (timestamp, id) =>
         timestamp >= start &&
         timestamp <= end &&
@@ -476,9 +488,7 @@ export function registerExchangeActions(
       const accountId = requireCaller(caller)
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
-      const limit = Math.min(Number(params.limit ?? listLimitDefault), listLimitMax)
-      const start = params.start === undefined ? 0 : Number(params.start)
-      const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
+      const { start, end, limit } = listWindow(params)
       // Id cursors, both inclusive, in the order the account placed its orders: from the order
       // orderIdFrom on, up to the order orderIdTo (or its deprecated alias orderId). Our ids are
       // lower case; the protocol allows either.
@@ -527,9 +537,7 @@ export function registerExchangeActions(
     params: Record<string, unknown>,
     caller: Caller,
   ) => {
-    const start = params.start === undefined ? 0 : Number(params.start)
-    const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
-    const limit = Math.min(Number(params.limit ?? listLimitDefault), listLimitMax)
+    const { start, end, limit } = listWindow(params)
     return history
       .transfersOf(requireCaller(caller), kind)
       .filter(
