@@ -24,6 +24,8 @@ export type ExchangeConfig = {
   simulatorRequoteMs: number
   /** How long a withdrawal takes to complete (the simulated confirmation), in ms. */
   withdrawalDelayMs: number
+  /** Days of public trades kept for /{market}/trades; 0 keeps them all. */
+  tradeRetentionDays: number
 }
 
 export const defaultConfig: ExchangeConfig = {
@@ -39,6 +41,7 @@ export const defaultConfig: ExchangeConfig = {
   seed: 1,
   simulatorRequoteMs: 15_000,
   withdrawalDelayMs: 6_000,
+  tradeRetentionDays: 7,
 }
 
 export class ConfigError extends Error {
@@ -76,6 +79,7 @@ export function parseConfig(
       seed: { type: 'string' },
       'simulator-requote-ms': { type: 'string' },
       'withdrawal-delay-ms': { type: 'string' },
+      'trade-retention-days': { type: 'string' },
     },
     strict: true,
   })
@@ -109,6 +113,12 @@ export function parseConfig(
       values['withdrawal-delay-ms'] ??
         env.POLDER_WITHDRAWAL_DELAY_MS ??
         String(defaultConfig.withdrawalDelayMs),
+    ),
+    tradeRetentionDays: nonNegativeInteger(
+      '--trade-retention-days',
+      values['trade-retention-days'] ??
+        env.POLDER_TRADE_RETENTION_DAYS ??
+        String(defaultConfig.tradeRetentionDays),
     ),
     rateLimitWeightPerMinute: positiveInteger(
       'POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE',

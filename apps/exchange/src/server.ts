@@ -27,6 +27,7 @@ import { registerWebRoutes } from './api/webRoutes.ts'
 import { WsConnection } from './api/wsConnection.ts'
 import type { ExchangeConfig } from './config.ts'
 import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
+import { PeriodicTask } from './core/periodicTask.ts'
 import { defaultRateLimitConfig, RateLimiter, rateLimitHeaders } from './limits/rateLimiter.ts'
 import { createMetrics } from './metrics.ts'
 import { type PaymentProvider, SandboxPaymentProvider } from './payments/paymentProvider.ts'
@@ -39,6 +40,7 @@ import { type Journal, openJournal } from './storage/journal.ts'
 import { openStorage, type StorageLocation, storageLocation } from './storage/openStorage.ts'
 import { openSnapshotStore } from './storage/snapshotStore.ts'
 import type { SqlDriver } from './storage/sqlDriver.ts'
+import { openTradeArchive } from './storage/tradeArchive.ts'
 import { WithdrawalProcessor } from './transfers/withdrawalProcessor.ts'
 
 export type Clock = { nowMs(): number }
@@ -61,6 +63,8 @@ export type ExchangeServer = {
   withdrawalProcessor: WithdrawalProcessor
   /** Euro deposits by payment method. */
   payments: PaymentService
+  /** Deletes archived public trades past the retention (started by `listen`; tests may `run` it). */
+  tradePruning: PeriodicTask<void>
   /** Bearer token of the /admin endpoints (kept in the data directory when there is one). */
   adminToken: string
   /** Starts listening; resolves with the base URL (http://host:port). */
@@ -73,6 +77,8 @@ const wsPaths = new Set(['/v2', '/v2/'])
 const wsCloseGoingAway = 1001
 /** Requests one connection may have awaiting a reply before it is closed (1008). */
 const wsRequestsInFlightMax = 1_000
+/** How often trades older than the retention are deleted from the trade archive. */
+const tradePruneIntervalMs = 10 * 60_000
 /** Server pings every this often; a connection that did not answer the last one is dropped. */
 const wsHeartbeatIntervalMs = 30_000
 
@@ -112,6 +118,17 @@ export async function createExchangeServer(
     () => clock.nowMs(),
     options.onFatal,
   )
+  // Public trades beyond the core's recent ones; first what a crash kept from being written.
+  const tradeArchive = openTradeArchive(location, storage)
+  const tradeCatchUp = await tradeArchive.catchUp(service.core.history.recentTrades())
+  service.onEvents((events) => {
+    for (const event of events) if (event.type === 'trade') tradeArchive.add(event)
+  })
+  service.beforeSnapshotSave(() => tradeArchive.flush())
+  const tradePruning = new PeriodicTask(async () => {
+    if (config.tradeRetentionDays === 0) return
+    await tradeArchive.prune(clock.nowMs() - config.tradeRetentionDays * 86_400_000)
+  }, undefined)
   const metrics = createMetrics()
   service.onOutcome((command, outcome) => {
     metrics.commands.inc({
@@ -126,6 +143,7 @@ export async function createExchangeServer(
     listing,
     nowMs: () => clock.nowMs(),
     withdrawalDelayMs: config.withdrawalDelayMs,
+    tradeArchive,
   })
   const decimalsBySymbol = new Map(listing.assets.map((asset) => [asset.symbol, asset.decimals]))
   const simulator = config.simulator
@@ -161,6 +179,16 @@ export async function createExchangeServer(
   })
   if (candleHistory.backfilled > 0)
     app.log.info(candleHistory, 'backfilled simulated candle history')
+  if (tradeCatchUp.written > 0)
+    app.log.info(tradeCatchUp, 'wrote the public trades a stop left out of the trade archive')
+  if (tradeCatchUp.gaps.length > 0)
+    app.log.warn(
+      tradeCatchUp,
+      'the trade archive misses trades of these markets that the core no longer holds',
+    )
+  tradeArchive.onError((error) =>
+    app.log.error({ err: error }, 'trade archive write failed; it is tried again'),
+  )
 
   // The roots answer with a short index so that every URL `npm start` prints opens something.
   const index = {
@@ -341,6 +369,7 @@ export async function createExchangeServer(
     stakingAccrual,
     withdrawalProcessor,
     payments,
+    tradePruning,
     adminToken,
     async listen() {
       await app.listen({ host: config.host, port: config.port })
@@ -352,6 +381,8 @@ export async function createExchangeServer(
       stakingAccrual.start(failed('staking rewards'))
       withdrawalProcessor.start(failed('withdrawals'))
       payments.start() // asks again about the payments a stop left pending
+      tradePruning.start(tradePruneIntervalMs, failed('trade archive retention'))
+      tradePruning.run().catch(failed('trade archive retention'))
       const address = app.server.address()
       if (address === null || typeof address === 'string')
         throw new Error('server has no TCP address')
@@ -385,10 +416,12 @@ export async function createExchangeServer(
       stakingAccrual.stop()
       withdrawalProcessor.stop()
       payments.stop()
+      tradePruning.stop()
       hub.stop()
       await app.close()
       await service.drain()
       await service.snapshot() // a clean stop restarts without replaying
+      await tradeArchive.close()
       await journal.close()
       await storage.close()
     },

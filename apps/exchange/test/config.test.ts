@@ -37,3 +37,17 @@ describe('simulator rate', () => {
       expect(() => parseConfig([`--simulator-requote-ms=${text}`], {}), text).toThrow(ConfigError)
   })
 })
+
+describe('public trade retention', () => {
+  it('keeps 7 days by default; the flag or POLDER_TRADE_RETENTION_DAYS sets it, 0 keeps all', () => {
+    expect(parseConfig([], {}).tradeRetentionDays).toBe(7)
+    expect(parseConfig([], { POLDER_TRADE_RETENTION_DAYS: '30' }).tradeRetentionDays).toBe(30)
+    expect(
+      parseConfig(['--trade-retention-days', '0'], { POLDER_TRADE_RETENTION_DAYS: '30' })
+        .tradeRetentionDays,
+    ).toBe(0)
+    expect(() => parseConfig(['--trade-retention-days=1.5'], {})).toThrow(
+      '--trade-retention-days must be a whole number from 0, got "1.5"',
+    )
+  })
+})

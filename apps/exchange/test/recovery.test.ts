@@ -9,6 +9,7 @@ type Json = any
 type Key = ApiKey & { accountId: number }
 
 const servers = serverProcesses('polder-recovery-')
+const tradeServers = serverProcesses('polder-recovery-trades-')
 
 /** A signed request's JSON body, whatever the status: the test compares what comes back. */
 async function signed(
@@ -40,6 +41,7 @@ async function observe(url: string, alice: Key, bob: Key): Promise<Json> {
     aliceOpen: await signed(url, alice, 'GET', '/v2/ordersOpen'),
     bobOpen: await signed(url, bob, 'GET', '/v2/ordersOpen'),
     bobTrades: await signed(url, bob, 'GET', '/v2/trades?market=BTC-EUR'),
+    publicTrades: await (await fetch(`${url}/v2/BTC-EUR/trades`)).json(),
   }
 }
 
@@ -161,5 +163,52 @@ describe('recovery after kill -9', () => {
     const fourth = await servers.startTestServer()
     expect(await observe(fourth.url, alice, bob)).toEqual(beforeKill)
     await fourth.stop('SIGTERM')
+  }, 60_000)
+
+  it('lists a public trade whose archive write a kill -9 cut off: written again from the journal', async () => {
+    const first = await tradeServers.startTestServer()
+    const alice: Key = await first.admin('/admin/accounts', {
+      email: 'alice@example.com',
+      password: 'a long enough password',
+      eur: '100000',
+    })
+    const bob: Key = await first.admin('/admin/accounts', {
+      email: 'bob@example.com',
+      password: 'a long enough password',
+    })
+    await first.admin('/admin/deposits', { accountId: bob.accountId, asset: 'BTC', amount: '1' })
+    const ask = await signed(first.url, bob, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'sell',
+      orderType: 'limit',
+      price: '60000',
+      amount: '0.5',
+    })
+    expect(ask.status).toBe('new')
+    await first.stop('SIGTERM')
+
+    // The next place is the crossing one: the server kills itself the moment its journal batch
+    // has committed, when the trade has just been handed to the archive, whose batch waits
+    // up to 100 ms before it is written.
+    const second = await tradeServers.startTestServer({
+      POLDER_TEST_KILL_ON: 'placeOrder:committed',
+    })
+    const exited = new Promise((resolve) => second.child.once('exit', resolve))
+    await signed(second.url, alice, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      price: '60000',
+      amount: '0.2',
+    }).catch(() => undefined) // the connection dies with the process
+    await exited
+    expect(second.lines).toContain('KILLED committed placeOrder')
+
+    const third = await tradeServers.startTestServer()
+    const trades: Json = await (await fetch(`${third.url}/v2/BTC-EUR/trades`)).json()
+    expect(trades).toEqual([
+      { id: '1', timestamp: expect.any(Number), amount: '0.20000000', price: '60000', side: 'buy' },
+    ])
+    await third.stop('SIGTERM')
   }, 60_000)
 })

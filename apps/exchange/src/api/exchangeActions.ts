@@ -23,6 +23,7 @@ import type { CandleInterval } from '../core/marketStats.ts'
 import type { OrderRecord } from '../core/orderHistory.ts'
 import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
 import type { SimulatedMarket } from '../simulator/marketSimulator.ts'
+import type { TradeArchive, TradeWindow } from '../storage/tradeArchive.ts'
 import {
   isValidAddress,
   isValidIban,
@@ -77,6 +78,8 @@ export type ExchangeActionDeps = {
   nowMs: () => number
   /** The simulated confirmation of a withdrawal: sent after half of it, completed after all. */
   withdrawalDelayMs: number
+  /** Every market's public trades (the core keeps only its recent ones). */
+  tradeArchive: TradeArchive
 }
 
 /** A refusal with its own message (from the engine or core), with the catalogue's HTTP status. */
@@ -217,9 +220,13 @@ export function registerExchangeActions(
    * alias `tradeId`), all inclusive. Trade ids here are whole numbers, rising with time in each
    * market; another id can only be a mistake, refused with 205 rather than ignored.
    */
-  function tradeQuery(
-    params: Record<string, unknown>,
-  ): { limit: number; matches: (timestamp: number, id: number) => boolean } | ActionResult {
+  function tradeQuery(params: Record<string, unknown>):
+    | {
+        limit: number
+        window: TradeWindow
+        matches: (timestamp: number, id: number) => boolean
+      }
+    | ActionResult {
     const bound = (name: string): number | undefined | ActionResult => {
       const value = params[name]
       if (value === undefined) return undefined
@@ -232,13 +239,18 @@ export function registerExchangeActions(
     if (typeof from === 'object') return from
     if (typeof to === 'object') return to
     const { start, end, limit } = listWindow(params)
+    const window: TradeWindow = {
+      startMs: start,
+      endMs: end,
+      fromId: from ?? 0,
+      toId: to ?? Number.MAX_SAFE_INTEGER,
+      limit,
+    }
     return {
       limit,
+      window,
       matches: (timestamp, id) =>
-        timestamp >= start &&
-        timestamp <= end &&
-        id >= (from ?? 0) &&
-        id <= (to ?? Number.MAX_SAFE_INTEGER),
+        timestamp >= start && timestamp <= end && id >= window.fromId && id <= window.toId,
     }
   }
 
@@ -268,15 +280,12 @@ export function registerExchangeActions(
       const snapshot = engine.bookSnapshot(spec.market, depth)
       return snapshot ? success(bookToWire(spec, snapshot)) : unknownMarket()
     })
-    .register('getTrades', (params) => {
+    .register('getTrades', async (params) => {
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
       const query = tradeQuery(params)
       if ('ok' in query) return query
-      const trades = history
-        .tradesOf(spec.market)
-        .filter((trade) => query.matches(trade.timestamp, trade.tradeId))
-        .slice(0, query.limit)
+      const trades = await deps.tradeArchive.list(spec.market, query.window)
       return success(trades.map((trade) => tradeToWire(spec, trade)))
     })
     .register('getCandles', (params) => {

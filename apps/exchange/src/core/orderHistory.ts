@@ -278,6 +278,11 @@ export class OrderHistory {
     return fills.filter((fill) => market === undefined || fill.market === market).reverse()
   }
 
+  /** Every market's recent public trades, oldest first (for the trade archive's catch-up). */
+  recentTrades(): IterableIterator<[market: string, trades: readonly TradeEvent[]]> {
+    return this.#trades.entries()
+  }
+
   /** Recent public trades of a market, newest first. */
   tradesOf(market: string): TradeEvent[] {
     return [...(this.#trades.get(market) ?? [])].reverse().slice(0, recentTradesPerMarketMax)

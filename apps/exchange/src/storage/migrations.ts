@@ -108,6 +108,25 @@ export const migrations: readonly Migration[] = [
       'alter table snapshots alter column state set storage external',
     ],
   },
+  {
+    version: 6,
+    name: 'public trades archive',
+    sql: [
+      // Every market's public trades for /{market}/trades (src/storage/tradeArchive.ts). On the
+      // embedded default they are kept in trades.sqlite instead, and this table stays empty.
+      `create table public_trades (
+        market text not null,
+        trade_id bigint not null,
+        timestamp_ms bigint not null,
+        price bigint not null,
+        amount bigint not null,
+        side text not null,
+        primary key (market, trade_id)
+      )`,
+      'create index public_trades_by_time on public_trades (market, timestamp_ms)',
+      'create index public_trades_age on public_trades (timestamp_ms)',
+    ],
+  },
 ]
 
 /** Applies the migrations not yet applied (all of `list`, by default every migration). */

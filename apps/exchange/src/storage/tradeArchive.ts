@@ -1,0 +1,348 @@
+// Every market's public trades, kept for `/{market}/trades` beyond what the core holds in
+// memory (its newest 1,000 per market, a few hours on a quiet market): the protocol lets a
+// client ask for any window of up to 24 hours, and clients such as ccxt's fetchTrades(since)
+// do. A projection of durable trades, fed after each journal commit, written in batches.
+//
+// - Embedded default: `trades.sqlite` in the data directory (node:sqlite, WAL), for the reason
+//   the journal is there: an insert costs microseconds on the event loop, where PGlite's cost a
+//   thread of its own that the two cores do not have to spare under load.
+// - PostgreSQL (DATABASE_URL): the `public_trades` table (migration 6).
+//
+// What is added waits at most `flushIntervalMs` in memory; a read flushes first, so a trade
+// already announced on the WebSocket is always listed. A crash can lose the last unwritten
+// batch: the server then writes it again from the core's recent trades on start
+// (`catchUp`), and flushes before every snapshot, after which the journal no longer replays
+// those trades.
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import { Worker } from 'node:worker_threads'
+import type { Side, TradeEvent } from '@polder/engine'
+import type { CheckpointerData } from './journalCheckpointer.ts'
+import type { StorageLocation } from './openStorage.ts'
+import type { SqlDriver } from './sqlDriver.ts'
+
+/** Inclusive bounds of a listing, newest first, at most `limit`. */
+export type TradeWindow = {
+  startMs: number
+  endMs: number
+  fromId: number
+  toId: number
+  limit: number
+}
+
+/** Written at least this often while trades arrive (also before any read). */
+export const tradeFlushIntervalMs = 100
+/** Rows deleted in one step of a prune, the event loop running in between. */
+export const tradePruneRowsPerStep = 2_000
+
+type Row = {
+  market: string
+  trade_id: number | string
+  timestamp_ms: number | string
+  price: number | string
+  amount: number | string
+  side: string
+}
+
+function tradeOf(row: Row): TradeEvent {
+  return {
+    type: 'trade',
+    market: row.market,
+    tradeId: Number(row.trade_id),
+    timestamp: Number(row.timestamp_ms),
+    price: Number(row.price),
+    amount: Number(row.amount),
+    side: row.side as Side,
+  }
+}
+
+export abstract class TradeArchive {
+  abstract readonly kind: 'sqlite' | 'sql'
+  #pending: TradeEvent[] = []
+  #writing: Promise<void> = Promise.resolve()
+  #timer: NodeJS.Timeout | undefined
+  #failure: Error | undefined
+  #onError: (error: Error) => void = () => {}
+
+  /** Told of a failed write (the trades stay queued and are written with the next batch). */
+  onError(listener: (error: Error) => void): void {
+    this.#onError = listener
+  }
+
+  /** Queues a durable trade; it is written within `tradeFlushIntervalMs`. */
+  add(trade: TradeEvent): void {
+    this.#pending.push(trade)
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined
+      this.flush().catch(() => {}) // reported through onError
+    }, tradeFlushIntervalMs).unref()
+  }
+
+  /** Writes everything queued so far (one transaction), after any write in progress. */
+  flush(): Promise<void> {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer)
+      this.#timer = undefined
+    }
+    const write = async (): Promise<void> => {
+      if (this.#pending.length === 0) return
+      const batch = this.#pending
+      this.#pending = []
+      try {
+        await this.insert(batch)
+        this.#failure = undefined
+      } catch (error) {
+        // Kept for the next attempt, ahead of what arrived meanwhile.
+        this.#pending = [...batch, ...this.#pending]
+        this.#failure = error as Error
+        this.#onError(error as Error)
+        throw error
+      }
+    }
+    const written = this.#writing.then(write)
+    this.#writing = written.catch(() => {}) // a failed write does not stop later ones
+    return written
+  }
+
+  /** A market's trades in the window, newest first. */
+  async list(market: string, window: TradeWindow): Promise<TradeEvent[]> {
+    await this.flush().catch(() => {})
+    if (this.#failure) throw this.#failure
+    return (await this.select(market, window)).map(tradeOf)
+  }
+
+  /**
+   * Writes the trades of `recent` (per market, oldest first, as the core keeps them) newer than
+   * the archive's newest of that market: what a crash kept from being written. Returns how many
+   * were written, and the markets whose recent trades no longer reach back to the archive's
+   * newest (a gap the core's memory cannot fill).
+   */
+  async catchUp(
+    recent: Iterable<[market: string, trades: readonly TradeEvent[]]>,
+  ): Promise<{ written: number; gaps: string[] }> {
+    const newest = await this.newestIds()
+    let written = 0
+    const gaps: string[] = []
+    for (const [market, trades] of recent) {
+      const known = newest.get(market) ?? 0
+      const missing = trades.filter((trade) => trade.tradeId > known)
+      if (missing.length === 0) continue
+      if (known > 0 && missing[0]!.tradeId > known + 1) gaps.push(market)
+      for (const trade of missing) this.add(trade)
+      written += missing.length
+    }
+    await this.flush()
+    return { written, gaps }
+  }
+
+  /** Deletes the trades older than `beforeMs`, a step at a time; returns how many. */
+  async prune(beforeMs: number): Promise<number> {
+    let deleted = 0
+    for (;;) {
+      const step = await this.deleteOlder(beforeMs, tradePruneRowsPerStep)
+      deleted += step
+      if (step < tradePruneRowsPerStep) return deleted
+      await new Promise<void>((resolve) => setImmediate(resolve))
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.flush().catch(() => {})
+    await this.closeStore()
+  }
+
+  protected abstract insert(trades: readonly TradeEvent[]): Promise<void>
+  protected abstract select(market: string, window: TradeWindow): Promise<Row[]>
+  /** The newest archived trade id of every market. */
+  protected abstract newestIds(): Promise<Map<string, number>>
+  protected abstract deleteOlder(beforeMs: number, limit: number): Promise<number>
+  protected abstract closeStore(): Promise<void>
+}
+
+const selectColumns = 'market, trade_id, timestamp_ms, price, amount, side'
+
+/** The archive in a SQLite file (or in memory when `path` is undefined). */
+export class SqliteTradeArchive extends TradeArchive {
+  readonly kind = 'sqlite'
+  readonly #db: DatabaseSync
+  readonly #insert: StatementSync
+  readonly #select: StatementSync
+  readonly #newest: StatementSync
+  readonly #delete: StatementSync
+  readonly #checkpointer: Worker | undefined
+
+  constructor(path: string | undefined) {
+    super()
+    this.#db = new DatabaseSync(path ?? ':memory:')
+    this.#db.exec(`
+      pragma journal_mode = wal;
+      pragma synchronous = normal;
+      pragma wal_autocheckpoint = ${path === undefined ? 1000 : 0};
+      create table if not exists public_trades (
+        market text not null,
+        trade_id integer not null,
+        timestamp_ms integer not null,
+        price integer not null,
+        amount integer not null,
+        side text not null,
+        primary key (market, trade_id)
+      ) strict, without rowid;
+      create index if not exists public_trades_by_time on public_trades (market, timestamp_ms);
+      create index if not exists public_trades_age on public_trades (timestamp_ms);
+    `)
+    // A trade already written (a catch-up after a crash) is the same trade: kept as it is.
+    this.#insert = this.#db.prepare(
+      `insert or ignore into public_trades (${selectColumns}) values (?, ?, ?, ?, ?, ?)`,
+    )
+    this.#select = this.#db.prepare(
+      `select ${selectColumns} from public_trades
+        where market = ? and timestamp_ms between ? and ? and trade_id between ? and ?
+        order by trade_id desc limit ?`,
+    )
+    this.#newest = this.#db.prepare(
+      'select market, max(trade_id) as trade_id from public_trades group by market',
+    )
+    this.#delete = this.#db.prepare(
+      `delete from public_trades where (market, trade_id) in
+         (select market, trade_id from public_trades where timestamp_ms < ? limit ?)`,
+    )
+    if (path !== undefined) {
+      // Checkpoints (the only step that waits for the disk) off the event loop, as the journal's.
+      this.#checkpointer = new Worker(new URL('./journalCheckpointer.ts', import.meta.url), {
+        workerData: { path, intervalMs: 1_000 } satisfies CheckpointerData,
+      })
+      this.#checkpointer.unref()
+      this.#checkpointer.on('error', () => {
+        // Checkpoints stop; the next open checkpoints what the log holds.
+      })
+    }
+  }
+
+  protected async insert(trades: readonly TradeEvent[]): Promise<void> {
+    this.#db.exec('begin')
+    try {
+      for (const trade of trades)
+        this.#insert.run(
+          trade.market,
+          trade.tradeId,
+          trade.timestamp,
+          trade.price,
+          trade.amount,
+          trade.side,
+        )
+      this.#db.exec('commit')
+    } catch (error) {
+      this.#db.exec('rollback')
+      throw error
+    }
+  }
+
+  protected async select(market: string, window: TradeWindow): Promise<Row[]> {
+    return this.#select.all(
+      market,
+      window.startMs,
+      window.endMs,
+      window.fromId,
+      window.toId,
+      window.limit,
+    ) as Row[]
+  }
+
+  protected async newestIds(): Promise<Map<string, number>> {
+    const rows = this.#newest.all() as { market: string; trade_id: number }[]
+    return new Map(rows.map((row) => [row.market, Number(row.trade_id)]))
+  }
+
+  protected async deleteOlder(beforeMs: number, limit: number): Promise<number> {
+    return Number(this.#delete.run(beforeMs, limit).changes)
+  }
+
+  protected async closeStore(): Promise<void> {
+    if (this.#checkpointer !== undefined && this.#checkpointer.threadId !== -1) {
+      this.#checkpointer.ref()
+      const exited = new Promise((resolve) => this.#checkpointer!.once('exit', resolve))
+      this.#checkpointer.postMessage('stop')
+      await exited
+    }
+    if (this.#db.isOpen) this.#db.close()
+  }
+}
+
+/** Rows one insert statement carries (six parameters each, under PostgreSQL's 65,535). */
+const insertRowsMax = 5_000
+
+/** The archive in the `public_trades` table of a SQL database (migration 6). */
+export class SqlTradeArchive extends TradeArchive {
+  readonly kind = 'sql'
+  readonly #driver: SqlDriver
+
+  constructor(driver: SqlDriver) {
+    super()
+    this.#driver = driver
+  }
+
+  protected async insert(trades: readonly TradeEvent[]): Promise<void> {
+    await this.#driver.transaction(async (tx) => {
+      for (let from = 0; from < trades.length; from += insertRowsMax) {
+        const chunk = trades.slice(from, from + insertRowsMax)
+        const values = chunk.map((_, index) => {
+          const at = index * 6
+          return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6})`
+        })
+        await tx.query(
+          `insert into public_trades (${selectColumns}) values ${values.join(', ')}
+           on conflict do nothing`,
+          chunk.flatMap((trade) => [
+            trade.market,
+            trade.tradeId,
+            trade.timestamp,
+            trade.price,
+            trade.amount,
+            trade.side,
+          ]),
+        )
+      }
+    })
+  }
+
+  protected select(market: string, window: TradeWindow): Promise<Row[]> {
+    return this.#driver.query<Row>(
+      `select ${selectColumns} from public_trades
+        where market = $1 and timestamp_ms between $2 and $3 and trade_id between $4 and $5
+        order by trade_id desc limit $6`,
+      [market, window.startMs, window.endMs, window.fromId, window.toId, window.limit],
+    )
+  }
+
+  protected async newestIds(): Promise<Map<string, number>> {
+    const rows = await this.#driver.query<{ market: string; trade_id: string | number }>(
+      'select market, max(trade_id) as trade_id from public_trades group by market',
+    )
+    return new Map(rows.map((row) => [row.market, Number(row.trade_id)]))
+  }
+
+  protected async deleteOlder(beforeMs: number, limit: number): Promise<number> {
+    const rows = await this.#driver.query<{ n: string | number }>(
+      `with gone as (
+         delete from public_trades where (market, trade_id) in
+           (select market, trade_id from public_trades where timestamp_ms < $1 limit $2)
+         returning 1)
+       select count(*) as n from gone`,
+      [beforeMs, limit],
+    )
+    return Number(rows[0]?.n ?? 0)
+  }
+
+  protected async closeStore(): Promise<void> {
+    // The driver belongs to the caller.
+  }
+}
+
+/** The trade archive of a storage location: a SQLite file beside an embedded database. */
+export function openTradeArchive(location: StorageLocation, driver: SqlDriver): TradeArchive {
+  if (location.kind === 'postgres') return new SqlTradeArchive(driver)
+  if (location.dataDir === undefined) return new SqliteTradeArchive(undefined)
+  mkdirSync(location.dataDir, { recursive: true })
+  return new SqliteTradeArchive(join(location.dataDir, 'trades.sqlite'))
+}
