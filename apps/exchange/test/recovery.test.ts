@@ -1,7 +1,7 @@
 // Durability: every acknowledged order, fill and balance survives kill -9, and the books come
 // back exactly (same levels, same priority, nonces continue).
 import { describe, expect, it } from 'vitest'
-import { serverProcesses } from './fixtures/serverProcess.ts'
+import { type ServerProcess, serverProcesses } from './fixtures/serverProcess.ts'
 import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, compared whole
@@ -33,6 +33,24 @@ async function bookSettled(url: string): Promise<void> {
   }
 }
 
+/** Alice with 100,000 EUR, Bob with `bobBtc` BTC, each with an API key. */
+async function buyerAndSeller(
+  server: ServerProcess,
+  bobBtc: string,
+): Promise<{ alice: Key; bob: Key }> {
+  const alice: Key = await server.admin('/admin/accounts', {
+    email: 'alice@example.com',
+    password: 'a long enough password',
+    eur: '100000',
+  })
+  const bob: Key = await server.admin('/admin/accounts', {
+    email: 'bob@example.com',
+    password: 'a long enough password',
+  })
+  await server.admin('/admin/deposits', { accountId: bob.accountId, asset: 'BTC', amount: bobBtc })
+  return { alice, bob }
+}
+
 async function observe(url: string, alice: Key, bob: Key): Promise<Json> {
   return {
     book: await (await fetch(`${url}/v2/BTC-EUR/book`)).json(),
@@ -48,20 +66,7 @@ async function observe(url: string, alice: Key, bob: Key): Promise<Json> {
 describe('recovery after kill -9', () => {
   it('brings back every acknowledged order, fill and balance, the same book, and continuing nonces', async () => {
     const first = await servers.startTestServer()
-    const alice: Key = await first.admin('/admin/accounts', {
-      email: 'alice@example.com',
-      password: 'a long enough password',
-      eur: '100000',
-    })
-    const bob: Key = await first.admin('/admin/accounts', {
-      email: 'bob@example.com',
-      password: 'a long enough password',
-    })
-    await first.admin('/admin/deposits', {
-      accountId: bob.accountId,
-      asset: 'BTC',
-      amount: '2',
-    })
+    const { alice, bob } = await buyerAndSeller(first, '2')
 
     for (const [price, amount] of [
       ['60000', '0.3'],
@@ -167,16 +172,7 @@ describe('recovery after kill -9', () => {
 
   it('lists a public trade whose archive write a kill -9 cut off: written again from the journal', async () => {
     const first = await tradeServers.startTestServer()
-    const alice: Key = await first.admin('/admin/accounts', {
-      email: 'alice@example.com',
-      password: 'a long enough password',
-      eur: '100000',
-    })
-    const bob: Key = await first.admin('/admin/accounts', {
-      email: 'bob@example.com',
-      password: 'a long enough password',
-    })
-    await first.admin('/admin/deposits', { accountId: bob.accountId, asset: 'BTC', amount: '1' })
+    const { alice, bob } = await buyerAndSeller(first, '1')
     const ask = await signed(first.url, bob, 'POST', '/v2/order', {
       market: 'BTC-EUR',
       side: 'sell',

@@ -82,6 +82,30 @@ export class SqlJournalBackend implements JournalBackend {
 }
 
 /**
+ * Starts the thread that checkpoints the SQLite file at `path` every `intervalMs`
+ * (journalCheckpointer.ts). It does not keep the process alive, and says nothing unless it
+ * breaks, when checkpoints stop: commits still append to the log, which the next open
+ * checkpoints.
+ */
+export function startCheckpointer(path: string, intervalMs: number): Worker {
+  const checkpointer = new Worker(new URL('./journalCheckpointer.ts', import.meta.url), {
+    workerData: { path, intervalMs } satisfies CheckpointerData,
+  })
+  checkpointer.unref()
+  checkpointer.on('error', () => {})
+  return checkpointer
+}
+
+/** Stops a checkpointer thread and waits until it has closed its connection. */
+export async function stopCheckpointer(checkpointer: Worker | undefined): Promise<void> {
+  if (checkpointer === undefined || checkpointer.threadId === -1) return
+  checkpointer.ref()
+  const exited = new Promise((resolve) => checkpointer.once('exit', resolve))
+  checkpointer.postMessage('stop')
+  await exited
+}
+
+/**
  * Batches deleted in one step of a prune: a snapshot a minute at 5,000 orders/s leaves some
  * 60,000 batches to forget, which deleted in one statement held the event loop 40 ms.
  */
@@ -128,17 +152,7 @@ export class SqliteJournalBackend implements JournalBackend {
     )
     this.#last = this.#db.prepare('select max(last_seq) as last from journal_batches')
     if (path !== undefined) {
-      this.#checkpointer = new Worker(new URL('./journalCheckpointer.ts', import.meta.url), {
-        workerData: {
-          path,
-          intervalMs: options.checkpointIntervalMs ?? 200,
-        } satisfies CheckpointerData,
-      })
-      // It must not keep the process alive, and it has nothing to say unless it breaks.
-      this.#checkpointer.unref()
-      this.#checkpointer.on('error', () => {
-        // Checkpoints stop: commits still append to the log, which the next open checkpoints.
-      })
+      this.#checkpointer = startCheckpointer(path, options.checkpointIntervalMs ?? 200)
     }
   }
 
@@ -177,12 +191,7 @@ export class SqliteJournalBackend implements JournalBackend {
   }
 
   async close(): Promise<void> {
-    if (this.#checkpointer !== undefined && this.#checkpointer.threadId !== -1) {
-      this.#checkpointer.ref()
-      const exited = new Promise((resolve) => this.#checkpointer!.once('exit', resolve))
-      this.#checkpointer.postMessage('stop')
-      await exited
-    }
+    await stopCheckpointer(this.#checkpointer)
     // The last connection to close checkpoints what is left of the log.
     if (this.#db.isOpen) this.#db.close()
   }

@@ -16,9 +16,9 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { Side, TradeEvent } from '@polder/engine'
-import type { CheckpointerData } from './journalCheckpointer.ts'
+import { startCheckpointer, stopCheckpointer } from './journalBackends.ts'
 import type { StorageLocation } from './openStorage.ts'
 import type { SqlDriver } from './sqlDriver.ts'
 
@@ -161,6 +161,9 @@ export abstract class TradeArchive {
 }
 
 const selectColumns = 'market, trade_id, timestamp_ms, price, amount, side'
+/** A trade's values in the order of `selectColumns`. */
+const columnsOf = (trade: TradeEvent) =>
+  [trade.market, trade.tradeId, trade.timestamp, trade.price, trade.amount, trade.side] as const
 
 /** The archive in a SQLite file (or in memory when `path` is undefined). */
 export class SqliteTradeArchive extends TradeArchive {
@@ -209,28 +212,14 @@ export class SqliteTradeArchive extends TradeArchive {
     )
     if (path !== undefined) {
       // Checkpoints (the only step that waits for the disk) off the event loop, as the journal's.
-      this.#checkpointer = new Worker(new URL('./journalCheckpointer.ts', import.meta.url), {
-        workerData: { path, intervalMs: 1_000 } satisfies CheckpointerData,
-      })
-      this.#checkpointer.unref()
-      this.#checkpointer.on('error', () => {
-        // Checkpoints stop; the next open checkpoints what the log holds.
-      })
+      this.#checkpointer = startCheckpointer(path, 1_000)
     }
   }
 
   protected async insert(trades: readonly TradeEvent[]): Promise<void> {
     this.#db.exec('begin')
     try {
-      for (const trade of trades)
-        this.#insert.run(
-          trade.market,
-          trade.tradeId,
-          trade.timestamp,
-          trade.price,
-          trade.amount,
-          trade.side,
-        )
+      for (const trade of trades) this.#insert.run(...columnsOf(trade))
       this.#db.exec('commit')
     } catch (error) {
       this.#db.exec('rollback')
@@ -259,12 +248,7 @@ export class SqliteTradeArchive extends TradeArchive {
   }
 
   protected async closeStore(): Promise<void> {
-    if (this.#checkpointer !== undefined && this.#checkpointer.threadId !== -1) {
-      this.#checkpointer.ref()
-      const exited = new Promise((resolve) => this.#checkpointer!.once('exit', resolve))
-      this.#checkpointer.postMessage('stop')
-      await exited
-    }
+    await stopCheckpointer(this.#checkpointer)
     if (this.#db.isOpen) this.#db.close()
   }
 }
@@ -293,14 +277,7 @@ export class SqlTradeArchive extends TradeArchive {
         await tx.query(
           `insert into public_trades (${selectColumns}) values ${values.join(', ')}
            on conflict do nothing`,
-          chunk.flatMap((trade) => [
-            trade.market,
-            trade.tradeId,
-            trade.timestamp,
-            trade.price,
-            trade.amount,
-            trade.side,
-          ]),
+          chunk.flatMap(columnsOf),
         )
       }
     })
