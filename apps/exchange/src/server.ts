@@ -27,6 +27,7 @@ import { registerWebRoutes } from './api/webRoutes.ts'
 import { WsConnection } from './api/wsConnection.ts'
 import type { ExchangeConfig } from './config.ts'
 import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
+import { recentTradesPerMarketMax } from './core/orderHistory.ts'
 import { PeriodicTask } from './core/periodicTask.ts'
 import { defaultRateLimitConfig, RateLimiter, rateLimitHeaders } from './limits/rateLimiter.ts'
 import { createMetrics } from './metrics.ts'
@@ -118,16 +119,23 @@ export async function createExchangeServer(
     () => clock.nowMs(),
     options.onFatal,
   )
-  // Public trades beyond the core's recent ones; first what a crash kept from being written.
+  // Public trades beyond the core's recent ones. First what a crash kept from being written:
+  // the core's recent trades (in its snapshot and rebuilt by the replay) always reach back past
+  // the last batch the archive wrote, which is at most 100 ms old.
   const tradeArchive = openTradeArchive(location, storage)
-  const tradeCatchUp = await tradeArchive.catchUp(service.core.history.recentTrades())
+  const tradesKeptFromMs = () =>
+    config.tradeRetentionDays === 0 ? 0 : clock.nowMs() - config.tradeRetentionDays * 86_400_000
+  const tradeCatchUp = await tradeArchive.catchUp(
+    service.core.history.recentTrades(),
+    tradesKeptFromMs(),
+  )
   service.onEvents((events) => {
     for (const event of events) if (event.type === 'trade') tradeArchive.add(event)
   })
-  service.beforeSnapshotSave(() => tradeArchive.flush())
   const tradePruning = new PeriodicTask(async () => {
     if (config.tradeRetentionDays === 0) return
-    await tradeArchive.prune(clock.nowMs() - config.tradeRetentionDays * 86_400_000)
+    // Each market keeps its newest trades whatever their age, as the core does.
+    await tradeArchive.prune(tradesKeptFromMs(), recentTradesPerMarketMax)
   }, undefined)
   const metrics = createMetrics()
   service.onOutcome((command, outcome) => {

@@ -1,5 +1,6 @@
 // /{market}/trades beyond the core's memory: the trade archive serves every market's trades for
-// the retention (7 days by default), where the core keeps only the newest 1,000 to 2,000.
+// the retention (7 days by default; the newest 1,000 whatever their age), where the core keeps
+// only the newest 1,000 to 2,000.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { recentTradesPerMarketMax } from '../src/core/orderHistory.ts'
@@ -92,12 +93,16 @@ describe('public trades beyond the core memory', () => {
     expect(seen).toEqual(Array.from({ length: tradeCount }, (_, at) => String(tradeCount - at)))
   })
 
-  it('forgets the trades older than the retention', async () => {
+  it("forgets the trades older than the retention, but for the market's newest 1,000", async () => {
     nowMs += 6 * dayMs
     await server.tradePruning.run()
     expect(await publicTrades('tradeIdTo=1')).toHaveLength(1) // six days: kept
     nowMs += 2 * dayMs
     await server.tradePruning.run()
-    expect(await publicTrades('')).toEqual([])
+    expect(await publicTrades('tradeIdTo=1')).toEqual([])
+    const kept = await publicTrades('limit=1000&tradeIdFrom=1')
+    expect(kept).toHaveLength(recentTradesPerMarketMax)
+    expect(kept.at(-1)!.id).toBe(String(tradeCount - recentTradesPerMarketMax + 1))
+    expect(await publicTrades(`tradeIdTo=${tradeCount - recentTradesPerMarketMax}`)).toEqual([])
   })
 })

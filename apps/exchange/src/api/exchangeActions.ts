@@ -11,6 +11,7 @@ import {
   type OrderState,
   parseDecimal,
   placeOrderFromWire,
+  type TradeEvent,
   updateOrderFromWire,
   type WirePlaceOrder,
   type WireUpdateOrder,
@@ -285,7 +286,12 @@ export function registerExchangeActions(
       if (!spec) return unknownMarket()
       const query = tradeQuery(params)
       if ('ok' in query) return query
-      const trades = await deps.tradeArchive.list(spec.market, query.window)
+      let trades: TradeEvent[]
+      try {
+        trades = await deps.tradeArchive.list(spec.market, query.window)
+      } catch {
+        return failure(protocolError(101)) // the archive's store cannot be read
+      }
       return success(trades.map((trade) => tradeToWire(spec, trade)))
     })
     .register('getCandles', (params) => {

@@ -60,7 +60,6 @@ export class ExchangeService {
   readonly #journal: Journal
   readonly #listeners: EventListener[] = []
   readonly #outcomeListeners: OutcomeListener[] = []
-  readonly #beforeSnapshotSave: (() => Promise<void>)[] = []
   /** Commands journaled since start (for metrics). */
   commandsJournaled = 0
   /** How the state was rebuilt at start: from which snapshot, and how many records replayed. */
@@ -128,15 +127,6 @@ export class ExchangeService {
       })
     await Promise.all(listed)
     return service
-  }
-
-  /**
-   * Runs `hook` before each snapshot is stored, once everything it covers is durable and has
-   * reached the event listeners: a projection fed by them (the trade archive) writes out what
-   * the journal will no longer replay once the snapshot is stored.
-   */
-  beforeSnapshotSave(hook: () => Promise<void>): void {
-    this.#beforeSnapshotSave.push(hook)
   }
 
   onEvents(listener: EventListener): void {
@@ -212,7 +202,6 @@ export class ExchangeService {
     }
     const stateJson = await stringifyInChunks(state, snapshotSliceMs, snapshotRestMs)
     await this.#journal.drain()
-    for (const hook of this.#beforeSnapshotSave) await hook()
     const oldestKept = await this.#snapshots.save(seq, stateJson, this.#nowMs())
     await this.#journal.prune(oldestKept)
   }

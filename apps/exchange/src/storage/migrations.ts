@@ -123,8 +123,7 @@ export const migrations: readonly Migration[] = [
         side text not null,
         primary key (market, trade_id)
       )`,
-      'create index public_trades_by_time on public_trades (market, timestamp_ms)',
-      'create index public_trades_age on public_trades (timestamp_ms)',
+      'create index public_trades_by_time on public_trades (market, timestamp_ms, trade_id)',
     ],
   },
 ]

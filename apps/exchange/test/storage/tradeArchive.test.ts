@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import type { TradeEvent } from '@polder/engine'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { openStorage } from '../../src/storage/openStorage.ts'
+import type { SqlDriver } from '../../src/storage/sqlDriver.ts'
 import {
   SqliteTradeArchive,
   SqlTradeArchive,
@@ -155,7 +156,7 @@ describe.each(stores)('trade archive: $name', (store) => {
     for (let id = old + 1; id <= old + 5; id += 1) archive.add(trade('BTC-EUR', id, t0 + id))
     archive.add(trade('ETH-EUR', 1, t0 - 48 * hourMs))
     await archive.flush()
-    expect(await archive.prune(t0 - 24 * hourMs)).toBe(old + 1)
+    expect(await archive.prune(t0 - 24 * hourMs, 0)).toBe(old + 1)
     expect(ids(await archive.list('BTC-EUR', everything))).toEqual([
       old + 5,
       old + 4,
@@ -164,7 +165,92 @@ describe.each(stores)('trade archive: $name', (store) => {
       old + 1,
     ])
     expect(await archive.list('ETH-EUR', everything)).toEqual([])
-    expect(await archive.prune(t0 - 24 * hourMs)).toBe(0)
+    expect(await archive.prune(t0 - 24 * hourMs, 0)).toBe(0)
+  })
+
+  it("keeps each market's newest trades whatever their age", async () => {
+    const archive = await store.open()
+    for (let id = 1; id <= 5; id += 1) archive.add(trade('ETH-EUR', id, t0 - 48 * hourMs + id))
+    for (let id = 1; id <= 3; id += 1) archive.add(trade('BTC-EUR', id, t0 - 48 * hourMs + id))
+    for (let id = 4; id <= 6; id += 1) archive.add(trade('BTC-EUR', id, t0 + id))
+    await archive.flush()
+    expect(await archive.prune(t0 - 24 * hourMs, 2)).toBe(3 + 3)
+    expect(ids(await archive.list('ETH-EUR', everything))).toEqual([5, 4])
+    expect(ids(await archive.list('BTC-EUR', everything))).toEqual([6, 5, 4])
+  })
+
+  it('finds a window by its times when several trades share a timestamp, and nothing between trades', async () => {
+    const archive = await store.open()
+    const times = [100, 100, 200, 200, 200, 300, 300, 400, 500, 500]
+    for (const [index, at] of times.entries()) archive.add(trade('BTC-EUR', index + 1, t0 + at))
+    await archive.flush()
+    const window = (startAt: number, endAt: number, extra: Partial<TradeWindow> = {}) =>
+      archive.list('BTC-EUR', { ...everything, startMs: t0 + startAt, endMs: t0 + endAt, ...extra })
+    expect(ids(await window(200, 300))).toEqual([7, 6, 5, 4, 3])
+    expect(ids(await window(200, 300, { fromId: 4, toId: 6 }))).toEqual([6, 5, 4])
+    expect(ids(await window(200, 300, { fromId: 8 }))).toEqual([])
+    expect(ids(await window(500, Number.MAX_SAFE_INTEGER - t0))).toEqual([10, 9])
+    expect(ids(await window(-t0, 100))).toEqual([2, 1])
+    expect(ids(await window(250, 260))).toEqual([])
+    expect(ids(await window(-t0, 50))).toEqual([])
+    expect(ids(await window(600, 700))).toEqual([])
+    expect(ids(await window(300, 200))).toEqual([])
+  })
+})
+
+describe('trade archive: catch-up after a crash, within the retention', () => {
+  it('writes none of the recent trades older than the retention', async () => {
+    const archive = await stores[0]!.open()
+    const recent = new Map([
+      ['ETH-EUR', [1, 2, 3].map((id) => trade('ETH-EUR', id, t0 - 48 * hourMs + id))],
+      ['BTC-EUR', [1, 2].map((id) => trade('BTC-EUR', id, t0 - 48 * hourMs + id))],
+    ])
+    recent.get('BTC-EUR')!.push(trade('BTC-EUR', 3, t0))
+    expect(await archive.catchUp(recent.entries(), t0 - 24 * hourMs)).toEqual({
+      written: 1,
+      gaps: [],
+    })
+    expect(ids(await archive.list('ETH-EUR', everything))).toEqual([])
+    expect(ids(await archive.list('BTC-EUR', everything))).toEqual([3])
+  })
+})
+
+describe('trade archive: when its store refuses writes', () => {
+  it('lists the waiting trades, reports the failure, and writes them once the store is back', async () => {
+    const target = storageTargets[0]!
+    const { location, cleanup } = await target.create()
+    const driver = await openStorage(location)
+    cleanups.push(async () => {
+      await driver.close()
+      await cleanup()
+    })
+    let refusing = true
+    // The database itself, but its transactions refused while `refusing` (a full disk, say).
+    const flaky: SqlDriver = {
+      kind: driver.kind,
+      query: (text, params) => driver.query(text, params),
+      transaction: (work) =>
+        refusing ? Promise.reject(new Error('disk full')) : driver.transaction(work),
+      close: () => driver.close(),
+    }
+    const archive = new SqlTradeArchive(flaky)
+    const errors: string[] = []
+    archive.onError((error) => errors.push(error.message))
+    archive.add(trade('BTC-EUR', 1))
+    await expect(archive.flush()).rejects.toThrow('disk full')
+    expect(errors).toEqual(['disk full'])
+    archive.add(trade('BTC-EUR', 2))
+    expect(ids(await archive.list('BTC-EUR', everything))).toEqual([2, 1])
+    const fresh = () => new SqlTradeArchive(driver).list('BTC-EUR', everything)
+    expect(await fresh()).toEqual([])
+
+    // No flush asked for: the archive tries again by itself.
+    refusing = false
+    const deadline = Date.now() + 5_000
+    while ((await fresh()).length < 2 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(ids(await fresh())).toEqual([2, 1])
+    expect(ids(await archive.list('BTC-EUR', everything))).toEqual([2, 1])
   })
 })
 
