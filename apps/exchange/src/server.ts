@@ -135,7 +135,8 @@ export async function createExchangeServer(
   const tradePruning = new PeriodicTask(async () => {
     if (config.tradeRetentionDays === 0) return
     // Each market keeps its newest trades whatever their age, as the core does.
-    await tradeArchive.prune(tradesKeptFromMs(), recentTradesPerMarketMax)
+    const markets = [...service.core.history.recentTrades()].map(([market]) => market)
+    await tradeArchive.prune(tradesKeptFromMs(), recentTradesPerMarketMax, markets)
   }, undefined)
   const metrics = createMetrics()
   service.onOutcome((command, outcome) => {

@@ -158,11 +158,10 @@ export abstract class TradeArchive {
     recent: Iterable<[market: string, trades: readonly TradeEvent[]]>,
     keptFromMs = 0,
   ): Promise<{ written: number; gaps: string[] }> {
-    const newest = await this.newestIds()
     let written = 0
     const gaps: string[] = []
     for (const [market, trades] of recent) {
-      const known = newest.get(market) ?? 0
+      const known = await this.newestId(market)
       const missing = trades.filter(
         (trade) => trade.tradeId > known && trade.timestamp >= keptFromMs,
       )
@@ -176,33 +175,39 @@ export abstract class TradeArchive {
   }
 
   /**
-   * Deletes the trades older than `beforeMs`, a step at a time, except each market's newest
-   * `keepNewest` (a quiet market still shows its last trades); returns how many went.
+   * Deletes the trades of `markets` older than `beforeMs`, a step at a time, except each
+   * market's newest `keepNewest` (a quiet market still shows its last trades); returns how many
+   * went.
    */
-  prune(beforeMs: number, keepNewest: number): Promise<number> {
-    this.#pruning ??= (async () => {
-      let deleted = 0
-      try {
-        for (const [market, newestId] of await this.newestIds()) {
-          for (;;) {
-            if (this.#closed) return deleted
-            const step = await this.deleteOlder({
-              market,
-              beforeMs,
-              throughId: newestId - keepNewest,
-              limit: tradePruneRowsPerStep,
-            })
-            deleted += step
-            if (step < tradePruneRowsPerStep) break
-            await new Promise<void>((resolve) => setImmediate(resolve))
-          }
-        }
-        return deleted
-      } finally {
-        this.#pruning = undefined
+  prune(beforeMs: number, keepNewest: number, markets: Iterable<string>): Promise<number> {
+    if (this.#pruning !== undefined) return this.#pruning // one at a time
+    const pruning = this.#prune(beforeMs, keepNewest, markets)
+    this.#pruning = pruning
+    const done = () => {
+      if (this.#pruning === pruning) this.#pruning = undefined
+    }
+    pruning.then(done, done)
+    return pruning
+  }
+
+  async #prune(beforeMs: number, keepNewest: number, markets: Iterable<string>): Promise<number> {
+    let deleted = 0
+    for (const market of markets) {
+      const throughId = (await this.newestId(market)) - keepNewest
+      for (;;) {
+        if (this.#closed) return deleted
+        const step = await this.deleteOlder({
+          market,
+          beforeMs,
+          throughId,
+          limit: tradePruneRowsPerStep,
+        })
+        deleted += step
+        if (step < tradePruneRowsPerStep) break
+        await new Promise<void>((resolve) => setImmediate(resolve))
       }
-    })()
-    return this.#pruning
+    }
+    return deleted
   }
 
   /** Writes what is queued, lets a prune stop at its next step, and closes the store. */
@@ -216,8 +221,11 @@ export abstract class TradeArchive {
 
   protected abstract insert(trades: readonly TradeEvent[]): Promise<void>
   protected abstract select(market: string, window: TradeWindow): Promise<Row[]>
-  /** The newest archived trade id of every market. */
-  protected abstract newestIds(): Promise<Map<string, number>>
+  /**
+   * The newest archived trade id of a market, 0 for none (one step down the primary key: a
+   * `group by` over all markets read the whole table, 0.3 s at 4 million trades).
+   */
+  protected abstract newestId(market: string): Promise<number>
   /** Deletes up to `limit` trades of `market` older than `beforeMs` with ids up to `throughId`. */
   protected abstract deleteOlder(step: PruneStep): Promise<number>
   protected abstract closeStore(): Promise<void>
@@ -278,7 +286,7 @@ export class SqliteTradeArchive extends TradeArchive {
         order by trade_id desc limit :limit`,
     )
     this.#newest = this.#db.prepare(
-      'select market, max(trade_id) as trade_id from public_trades group by market',
+      'select max(trade_id) as trade_id from public_trades where market = ?',
     )
     this.#delete = this.#db.prepare(
       `delete from public_trades where market = :market and trade_id in
@@ -307,9 +315,8 @@ export class SqliteTradeArchive extends TradeArchive {
     return this.#select.all({ market, ...window }) as Row[]
   }
 
-  protected async newestIds(): Promise<Map<string, number>> {
-    const rows = this.#newest.all() as { market: string; trade_id: number }[]
-    return new Map(rows.map((row) => [row.market, Number(row.trade_id)]))
+  protected async newestId(market: string): Promise<number> {
+    return Number((this.#newest.get(market) as { trade_id: number | null }).trade_id ?? 0)
   }
 
   protected async deleteOlder(step: PruneStep): Promise<number> {
@@ -371,11 +378,12 @@ export class SqlTradeArchive extends TradeArchive {
     )
   }
 
-  protected async newestIds(): Promise<Map<string, number>> {
-    const rows = await this.#driver.query<{ market: string; trade_id: string | number }>(
-      'select market, max(trade_id) as trade_id from public_trades group by market',
+  protected async newestId(market: string): Promise<number> {
+    const [row] = await this.#driver.query<{ trade_id: string | number | null }>(
+      'select max(trade_id) as trade_id from public_trades where market = $1',
+      [market],
     )
-    return new Map(rows.map((row) => [row.market, Number(row.trade_id)]))
+    return Number(row?.trade_id ?? 0)
   }
 
   protected async deleteOlder(step: PruneStep): Promise<number> {
