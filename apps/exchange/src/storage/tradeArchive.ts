@@ -38,8 +38,10 @@ export const tradeFlushIntervalMs = 100
 export const tradePruneRowsPerStep = 2_000
 /** How long after a failed write it is tried again. */
 const tradeRetryMs = 1_000
-/** Trades kept waiting while writes fail (some minutes of the heaviest load); then the oldest go. */
+/** Trades kept waiting while writes fail (an hour of the simulator, 40 s of the heaviest load). */
 export const tradeQueueMax = 1_000_000
+/** Trades written in one transaction at most. */
+const tradeWriteRowsMax = 10_000
 
 type PruneStep = { market: string; beforeMs: number; throughId: number; limit: number }
 
@@ -72,9 +74,18 @@ export abstract class TradeArchive {
   #writingBatch: readonly TradeEvent[] = []
   #writing: Promise<void> = Promise.resolve()
   #timer: NodeJS.Timeout | undefined
+  /** The last write failed: the next is tried `tradeRetryMs` later, not at every trade. */
+  #failing = false
+  /** Trades dropped since the queue last overflowed (reported once per overflow). */
+  #droppedReported = false
   #pruning: Promise<number> | undefined
   #closed = false
   #onError: (error: Error) => void = () => {}
+  readonly #queueMax: number
+
+  constructor(options: { queueMax?: number } = {}) {
+    this.#queueMax = options.queueMax ?? tradeQueueMax
+  }
 
   /** Told of a failed write (its trades stay queued and are tried again a second later). */
   onError(listener: (error: Error) => void): void {
@@ -83,44 +94,59 @@ export abstract class TradeArchive {
 
   /** Queues a durable trade; it is written within `tradeFlushIntervalMs`. */
   add(trade: TradeEvent): void {
+    if (this.#closed) return
     this.#pending.push(trade)
-    if (this.#pending.length > tradeQueueMax) {
-      // Writes have been failing for a long while: the oldest go, and only the core's recent
-      // trades (the catch-up at the next start) can bring them back.
-      const dropped = this.#pending.splice(0, this.#pending.length - tradeQueueMax)
-      this.#onError(new Error(`trade archive queue full: ${dropped.length} trades not archived`))
+    if (this.#pending.length > this.#queueMax) {
+      // Writes have been failing for a long while: the oldest tenth goes at once (only the
+      // core's recent trades, at the next start, can bring them back).
+      const dropped = this.#pending.splice(0, Math.ceil(this.#queueMax / 10)).length
+      if (!this.#droppedReported)
+        this.#onError(
+          new Error(`trade archive queue full: ${dropped} trades and more not archived`),
+        )
+      this.#droppedReported = true
     }
-    this.#schedule(tradeFlushIntervalMs)
+    this.#schedule(this.#failing ? tradeRetryMs : tradeFlushIntervalMs)
   }
 
+  /** Arms the write timer unless one is armed (or the archive is closed). */
   #schedule(delayMs: number): void {
+    if (this.#closed) return
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined
-      // A failure is reported through onError and the write tried again later.
-      this.flush().catch(() => this.#schedule(tradeRetryMs))
+      this.flush().catch(() => {}) // a failure reported, and retried, in the write itself
     }, delayMs).unref()
   }
 
-  /** Writes everything queued so far (one transaction), after any write in progress. */
+  /**
+   * Writes everything queued so far, after any write in progress, in transactions of at most
+   * `tradeWriteRowsMax` with the event loop running in between (a backlog after an outage
+   * does not hold it). A failure is reported through `onError` and retried a second later.
+   */
   flush(): Promise<void> {
-    if (this.#timer !== undefined) {
-      clearTimeout(this.#timer)
-      this.#timer = undefined
-    }
+    clearTimeout(this.#timer)
+    this.#timer = undefined
     const write = async (): Promise<void> => {
-      if (this.#pending.length === 0) return
-      const batch = this.#pending
-      this.#pending = []
-      this.#writingBatch = batch
-      try {
-        await this.insert(batch)
-      } catch (error) {
-        // Kept for the next attempt, ahead of what arrived meanwhile.
-        this.#pending = batch.concat(this.#pending)
-        this.#onError(error as Error)
-        throw error
-      } finally {
-        this.#writingBatch = []
+      while (this.#pending.length > 0) {
+        const batch = this.#pending.splice(0, tradeWriteRowsMax)
+        this.#writingBatch = batch
+        try {
+          await this.insert(batch)
+        } catch (error) {
+          // Kept for the next attempt, ahead of what arrived meanwhile.
+          this.#pending = batch.concat(this.#pending)
+          this.#failing = true
+          this.#onError(error as Error)
+          clearTimeout(this.#timer)
+          this.#timer = undefined
+          this.#schedule(tradeRetryMs)
+          throw error
+        } finally {
+          this.#writingBatch = []
+        }
+        this.#failing = false
+        this.#droppedReported = false
+        if (this.#pending.length > 0) await new Promise<void>((resolve) => setImmediate(resolve))
       }
     }
     const written = this.#writing.then(write)
@@ -133,18 +159,25 @@ export abstract class TradeArchive {
    * be (a trade is listed from the moment it is added, whether or not its write has succeeded).
    */
   async list(market: string, window: TradeWindow): Promise<TradeEvent[]> {
-    const waiting = [...this.#writingBatch, ...this.#pending].filter(
-      (trade) =>
-        trade.market === market &&
-        trade.timestamp >= window.startMs &&
-        trade.timestamp <= window.endMs &&
-        trade.tradeId >= window.fromId &&
-        trade.tradeId <= window.toId,
-    )
+    const waiting: TradeEvent[] = []
+    const take = (trades: readonly TradeEvent[]) => {
+      for (const trade of trades)
+        if (
+          trade.market === market &&
+          trade.timestamp >= window.startMs &&
+          trade.timestamp <= window.endMs &&
+          trade.tradeId >= window.fromId &&
+          trade.tradeId <= window.toId
+        )
+          waiting.push(trade)
+    }
+    take(this.#writingBatch)
+    take(this.#pending)
     const written = (await this.select(market, window)).map(tradeOf)
     if (waiting.length === 0) return written
     const byId = new Map<number, TradeEvent>()
-    for (const trade of [...written, ...waiting]) byId.set(trade.tradeId, trade)
+    for (const trade of written) byId.set(trade.tradeId, trade)
+    for (const trade of waiting) byId.set(trade.tradeId, trade)
     return [...byId.values()].sort((a, b) => b.tradeId - a.tradeId).slice(0, window.limit)
   }
 
@@ -170,7 +203,9 @@ export abstract class TradeArchive {
       for (const trade of missing) this.add(trade)
       written += missing.length
     }
-    await this.flush()
+    // A store that refuses writes now does not keep the server from starting: the trades wait
+    // in the queue, and the write is retried.
+    await this.flush().catch(() => {})
     return { written, gaps }
   }
 
@@ -212,9 +247,9 @@ export abstract class TradeArchive {
 
   /** Writes what is queued, lets a prune stop at its next step, and closes the store. */
   async close(): Promise<void> {
+    await this.flush().catch(() => {})
     this.#closed = true
     clearTimeout(this.#timer)
-    await this.flush().catch(() => {})
     await this.#pruning?.catch(() => {})
     await this.closeStore()
   }
@@ -337,8 +372,8 @@ export class SqlTradeArchive extends TradeArchive {
   readonly kind = 'sql'
   readonly #driver: SqlDriver
 
-  constructor(driver: SqlDriver) {
-    super()
+  constructor(driver: SqlDriver, options: { queueMax?: number } = {}) {
+    super(options)
     this.#driver = driver
   }
 

@@ -253,6 +253,34 @@ describe('trade archive: when its store refuses writes', () => {
     expect(ids(await fresh())).toEqual([2, 1])
     expect(ids(await archive.list('BTC-EUR', everything))).toEqual([2, 1])
   })
+
+  it('drops the oldest waiting trades once its queue is full, and says so once', async () => {
+    const { location, cleanup } = await storageTargets[0]!.create()
+    const driver = await openStorage(location)
+    cleanups.push(async () => {
+      await driver.close()
+      await cleanup()
+    })
+    const refusing: SqlDriver = {
+      kind: driver.kind,
+      query: (text, params) => driver.query(text, params),
+      transaction: () => Promise.reject(new Error('disk full')),
+      close: () => driver.close(),
+    }
+    const archive = new SqlTradeArchive(refusing, { queueMax: 100 })
+    const errors: string[] = []
+    archive.onError((error) => errors.push(error.message))
+    for (let id = 1; id <= 150; id += 1) archive.add(trade('BTC-EUR', id))
+    // 101 trades: the oldest 10 went; 50 more: still at most 100 and no second report.
+    expect(errors.filter((message) => message.includes('queue full'))).toEqual([
+      'trade archive queue full: 10 trades and more not archived',
+    ])
+    const listed = ids(await archive.list('BTC-EUR', everything))
+    expect(listed.length).toBeLessThanOrEqual(100)
+    expect(listed[0]).toBe(150)
+    expect(listed).not.toContain(1)
+    await archive.close()
+  })
 })
 
 describe('trade archive: SQLite file', () => {
