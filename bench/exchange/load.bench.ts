@@ -6,7 +6,8 @@
 // histograms. Prints acknowledged orders/s, acknowledgement latency p50/p99, the delay from a
 // fill to the book delta arriving at public subscribers p50/p99, the event-loop delay of the
 // server and of the generator itself (its 1 ms timer and its own work are part of what it
-// measures), and server memory per idle connection. The sockets are `ws` clients, as most Node
+// measures), the CPU the server's main thread, the whole server and the generator used during the
+// load, and server memory per idle connection. The sockets are `ws` clients, as most Node
 // clients of the v2 API use. Bounded in time; ends the server it started.
 //
 // Run: npm exec -- node bench/exchange/load.bench.ts [--rate 5000] [--seconds 10] [--traders 20]
@@ -158,6 +159,24 @@ async function serverEventLoopDelay(
 function serverRssBytes(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024
+}
+
+/**
+ * CPU time so far in seconds, from /proc: the server's main thread (its event loop) and the
+ * whole server process (with its GC, database and checkpoint threads), and this generator.
+ */
+function cpuSeconds(pid: number): { serverMain: number; server: number; generator: number } {
+  const ticks = (path: string) => {
+    // The fields after the command name (which may hold spaces) start at the state, field 3.
+    const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100 // utime + stime, USER_HZ = 100
+  }
+  const own = process.cpuUsage()
+  return {
+    serverMain: ticks(`/proc/${pid}/task/${pid}/stat`),
+    server: ticks(`/proc/${pid}/stat`),
+    generator: (own.user + own.system) / 1e6,
+  }
 }
 
 const { child, url } = await startServer()
@@ -350,8 +369,12 @@ try {
   measureFrom = startedAt + warmupSeconds * 1000
   measureFromWallMs = Date.now() + warmupSeconds * 1000
   // prom-client resets its event-loop delay histogram on every scrape: this one starts the window.
+  let cpuAtWindowStart: ReturnType<typeof cpuSeconds> | undefined
   const windowStarted = new Promise((resolve) =>
-    setTimeout(() => void serverEventLoopDelay(url).then(resolve), warmupSeconds * 1000),
+    setTimeout(() => {
+      cpuAtWindowStart = cpuSeconds(child.pid!)
+      void serverEventLoopDelay(url).then(resolve)
+    }, warmupSeconds * 1000),
   )
   let sent = 0
   await new Promise<void>((resolve) => {
@@ -371,6 +394,8 @@ try {
     }
     tick()
   })
+  const cpuAtWindowEnd = cpuSeconds(child.pid!)
+  const sendingSeconds = (performance.now() - measureFrom) / 1000
   const deadline = performance.now() + 10_000
   while (traders.some((trader) => trader.pending.size > 0) && performance.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -404,6 +429,13 @@ try {
   console.log(
     `  server event-loop delay during the load: p50 ${loopDelay.p50} ms, p99 ${loopDelay.p99} ms, max ${loopDelay.max} ms`,
   )
+  if (cpuAtWindowStart !== undefined) {
+    const share = (key: keyof ReturnType<typeof cpuSeconds>) =>
+      `${((100 * (cpuAtWindowEnd[key] - cpuAtWindowStart![key])) / sendingSeconds).toFixed(0)}%`
+    console.log(
+      `  CPU during the load (of one core): server main thread ${share('serverMain')}, whole server ${share('server')}, generator ${share('generator')}`,
+    )
+  }
   generatorLoopDelay.disable()
   if (values.timeline) {
     const at = (sorted: number[], percentile: number) =>
