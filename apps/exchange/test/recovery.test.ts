@@ -1,12 +1,17 @@
 // Durability: every acknowledged order, fill and balance survives kill -9, and the books come
 // back exactly (same levels, same priority, nonces continue).
 import { describe, expect, it } from 'vitest'
-import { type ServerProcess, serverProcesses } from './fixtures/serverProcess.ts'
-import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
+import {
+  type AccountKey,
+  buyerAndSeller,
+  type ServerProcess,
+  serverProcesses,
+} from './fixtures/serverProcess.ts'
+import { signedRequest } from './fixtures/signedRequest.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, compared whole
 type Json = any
-type Key = ApiKey & { accountId: number }
+type Key = AccountKey
 
 const servers = serverProcesses('polder-recovery-')
 const tradeServers = serverProcesses('polder-recovery-trades-')
@@ -34,21 +39,17 @@ async function bookSettled(url: string): Promise<void> {
 }
 
 /** Alice with 100,000 EUR, Bob with `bobBtc` BTC, each with an API key. */
-async function buyerAndSeller(
+async function aliceAndBob(
   server: ServerProcess,
   bobBtc: string,
 ): Promise<{ alice: Key; bob: Key }> {
-  const alice: Key = await server.admin('/admin/accounts', {
-    email: 'alice@example.com',
-    password: 'a long enough password',
+  const { buyer, seller } = await buyerAndSeller(server, {
+    buyerEmail: 'alice@example.com',
     eur: '100000',
+    sellerEmail: 'bob@example.com',
+    btc: bobBtc,
   })
-  const bob: Key = await server.admin('/admin/accounts', {
-    email: 'bob@example.com',
-    password: 'a long enough password',
-  })
-  await server.admin('/admin/deposits', { accountId: bob.accountId, asset: 'BTC', amount: bobBtc })
-  return { alice, bob }
+  return { alice: buyer, bob: seller }
 }
 
 async function observe(url: string, alice: Key, bob: Key): Promise<Json> {
@@ -66,7 +67,7 @@ async function observe(url: string, alice: Key, bob: Key): Promise<Json> {
 describe('recovery after kill -9', () => {
   it('brings back every acknowledged order, fill and balance, the same book, and continuing nonces', async () => {
     const first = await servers.startTestServer()
-    const { alice, bob } = await buyerAndSeller(first, '2')
+    const { alice, bob } = await aliceAndBob(first, '2')
 
     for (const [price, amount] of [
       ['60000', '0.3'],
@@ -172,7 +173,7 @@ describe('recovery after kill -9', () => {
 
   it('lists a public trade whose archive write a kill -9 cut off: written again from the journal', async () => {
     const first = await tradeServers.startTestServer()
-    const { alice, bob } = await buyerAndSeller(first, '1')
+    const { alice, bob } = await aliceAndBob(first, '1')
     const ask = await signed(first.url, bob, 'POST', '/v2/order', {
       market: 'BTC-EUR',
       side: 'sell',

@@ -6,12 +6,17 @@
 // same data directory. The child's clock runs ahead of the wall clock
 // (POLDER_TEST_CLOCK_OFFSET_MS) so that the plan falls due seconds after the child starts.
 import { describe, expect, it } from 'vitest'
-import { type ServerProcess, serverProcesses } from './fixtures/serverProcess.ts'
-import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
+import {
+  type AccountKey,
+  buyerAndSeller,
+  type ServerProcess,
+  serverProcesses,
+} from './fixtures/serverProcess.ts'
+import { signedRequest } from './fixtures/signedRequest.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
 type Json = any
-type Key = ApiKey & { accountId: number }
+type Key = AccountKey
 
 const dayMs = 86_400_000
 /** The plan's first run: a midnight (UTC), far enough ahead that no real clock reaches it. */
@@ -92,19 +97,11 @@ describe('savings scheduler across a kill -9 at the moment of a run', () => {
     // The server kills itself once the core has applied it, before its journal append.
     let server = await startServer(firstDueMs, 10_000, { POLDER_TEST_KILL_ON: 'runSavingsPlan' })
     let killed = ended(server)
-    const saver: Key = await server.admin('/admin/accounts', {
-      email: 'saver@example.com',
-      password: 'a long enough password',
+    const { buyer: saver, seller } = await buyerAndSeller(server, {
+      buyerEmail: 'saver@example.com',
       eur: '1000',
-    })
-    const seller: Key = await server.admin('/admin/accounts', {
-      email: 'seller@example.com',
-      password: 'a long enough password',
-    })
-    await server.admin('/admin/deposits', {
-      accountId: seller.accountId,
-      asset: 'BTC',
-      amount: '1',
+      sellerEmail: 'seller@example.com',
+      btc: '1',
     })
     const ask = await signed(server.url, seller, 'POST', '/v2/order', {
       market: 'BTC-EUR',

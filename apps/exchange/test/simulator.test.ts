@@ -42,7 +42,10 @@ describe('market simulator', () => {
         expect(bids.length, market).toBeGreaterThanOrEqual(3)
         expect(asks.length, market).toBeGreaterThanOrEqual(3)
         expect(bids[0]![0]).toBeLessThan(asks[0]![0]) // never crossed
-        expect(server.service.core.history.tradesOf(market).length, market).toBeGreaterThan(0)
+        expect(
+          new Map(server.service.core.history.recentTrades()).get(market)?.length,
+          market,
+        ).toBeGreaterThan(0)
       }
       server.service.core.ledger.checkInvariant()
       // Prices stay near the reference: a 3%/day walk over five minutes cannot wander far.

@@ -216,18 +216,14 @@ export function registerExchangeActions(
   }
 
   /**
-   * The trades a list request asks for: its limit, and whether a trade's time and id lie in its
+   * The trades a list request asks for: its window (with its limit), and whether a trade's time and id lie in its
    * `start`/`end` window and its id range of `tradeIdFrom` and `tradeIdTo` (or its deprecated
    * alias `tradeId`), all inclusive. Trade ids here are whole numbers, rising with time in each
    * market; another id can only be a mistake, refused with 205 rather than ignored.
    */
-  function tradeQuery(params: Record<string, unknown>):
-    | {
-        limit: number
-        window: TradeWindow
-        matches: (timestamp: number, id: number) => boolean
-      }
-    | ActionResult {
+  function tradeQuery(
+    params: Record<string, unknown>,
+  ): { window: TradeWindow; matches: (timestamp: number, id: number) => boolean } | ActionResult {
     const bound = (name: string): number | undefined | ActionResult => {
       const value = params[name]
       if (value === undefined) return undefined
@@ -248,7 +244,6 @@ export function registerExchangeActions(
       limit,
     }
     return {
-      limit,
       window,
       matches: (timestamp, id) =>
         timestamp >= start && timestamp <= end && id >= window.fromId && id <= window.toId,
@@ -535,7 +530,7 @@ export function registerExchangeActions(
       const fills = history
         .fillsOf(accountId, spec.market)
         .filter((fill) => query.matches(fill.timestamp, fill.fillId))
-        .slice(0, query.limit)
+        .slice(0, query.window.limit)
       return success(
         fills.map((fill) => ({
           ...fillToWire(spec, fill),

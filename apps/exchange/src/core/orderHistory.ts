@@ -278,13 +278,8 @@ export class OrderHistory {
     return fills.filter((fill) => market === undefined || fill.market === market).reverse()
   }
 
-  /** Every market's recent public trades, oldest first (for the trade archive's catch-up). */
+  /** Every market's recent public trades, oldest first (the trade archive's catch-up reads them). */
   recentTrades(): IterableIterator<[market: string, trades: readonly TradeEvent[]]> {
     return this.#trades.entries()
-  }
-
-  /** Recent public trades of a market, newest first. */
-  tradesOf(market: string): TradeEvent[] {
-    return [...(this.#trades.get(market) ?? [])].reverse().slice(0, recentTradesPerMarketMax)
   }
 }

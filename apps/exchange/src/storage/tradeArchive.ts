@@ -32,7 +32,7 @@ export type TradeWindow = {
   limit: number
 }
 
-/** Written at least this often while trades arrive (also before any read). */
+/** Queued trades are written this long after the first of them arrives. */
 export const tradeFlushIntervalMs = 100
 /** Rows deleted in one step of a prune, the event loop running in between. */
 export const tradePruneRowsPerStep = 2_000
