@@ -26,6 +26,7 @@ import { registerStakingRoutes } from './api/stakingRoutes.ts'
 import { registerWebRoutes } from './api/webRoutes.ts'
 import { WsConnection } from './api/wsConnection.ts'
 import type { ExchangeConfig } from './config.ts'
+import { CancelOnDisconnect } from './core/cancelOnDisconnect.ts'
 import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
 import { recentTradesPerMarketMax } from './core/orderHistory.ts'
 import { PeriodicTask } from './core/periodicTask.ts'
@@ -62,6 +63,8 @@ export type ExchangeServer = {
   stakingAccrual: StakingAccrual
   /** Moves withdrawals through their statuses (started by `listen`; tests may call `tick`). */
   withdrawalProcessor: WithdrawalProcessor
+  /** Cancels order groups whose countdown ran out (started by `listen`; tests may call `tick`). */
+  cancelOnDisconnect: CancelOnDisconnect
   /** Euro deposits by payment method. */
   payments: PaymentService
   /** Deletes archived public trades past the retention (started by `listen`; tests may `run` it). */
@@ -254,6 +257,7 @@ export async function createExchangeServer(
   )
   registerPaymentRoutes(app, { service, payments, accounts, nowMs: () => clock.nowMs() })
   const withdrawalProcessor = new WithdrawalProcessor(service, { nowMs: () => clock.nowMs() })
+  const cancelOnDisconnect = new CancelOnDisconnect(service, { nowMs: () => clock.nowMs() })
   const stakingAccrual = new StakingAccrual(service, () => clock.nowMs())
   const savingsScheduler = new SavingsScheduler(service, {
     nowMs: () => clock.nowMs(),
@@ -377,6 +381,7 @@ export async function createExchangeServer(
     savingsScheduler,
     stakingAccrual,
     withdrawalProcessor,
+    cancelOnDisconnect,
     payments,
     tradePruning,
     adminToken,
@@ -389,6 +394,7 @@ export async function createExchangeServer(
       savingsScheduler.start(failed('savings scheduler'))
       stakingAccrual.start(failed('staking rewards'))
       withdrawalProcessor.start(failed('withdrawals'))
+      cancelOnDisconnect.start(failed('cancel on disconnect'))
       payments.start() // asks again about the payments a stop left pending
       tradePruning.start(tradePruneIntervalMs, failed('trade archive retention'))
       tradePruning.run().catch(failed('trade archive retention'))
@@ -424,6 +430,7 @@ export async function createExchangeServer(
       savingsScheduler.stop()
       stakingAccrual.stop()
       withdrawalProcessor.stop()
+      cancelOnDisconnect.stop()
       payments.stop()
       tradePruning.stop()
       hub.stop()

@@ -115,6 +115,36 @@ describe('exchange core: orders are funded by holds', () => {
     expect(core.ledger.balance(1, 'BTC')).toEqual({ available: btc(1), inOrder: 0n })
   })
 
+  it('a cancel-on-disconnect group: orders only while its countdown runs; canceled once it ran out, never before; kept by a snapshot', () => {
+    const core = coreWithMarket()
+    deposit(core, 1, 'BTC', btc(1))
+    const arm = (timestamp: number, expiresAtMs: number) =>
+      core.apply({ type: 'setCancelDeadline', timestamp, accountId: 1, codGroupId: 2, expiresAtMs })
+    const expire = (target: ExchangeCore, timestamp: number) =>
+      target.apply({ type: 'cancelExpiredGroup', timestamp, accountId: 1, codGroupId: 2 })
+    const early = order(1, { side: 'sell', price: 60_000, amount: sats(0.1), codGroupId: 2 })
+    expect(core.apply(early)).toMatchObject({ ok: false, errorCode: 205 })
+    expect(arm(1_000, 10_000).ok).toBe(true)
+    const sell = order(1, { side: 'sell', price: 60_000, amount: sats(0.5), codGroupId: 2 })
+    expect(core.apply(sell).ok).toBe(true)
+    expect(expire(core, 9_999)).toMatchObject({ ok: false, errorCode: 205 })
+    expect(core.expiredCancelDeadlines(9_999)).toEqual([])
+    const restored = new ExchangeCore(JSON.parse(JSON.stringify(core.snapshot())))
+    expect(restored.expiredCancelDeadlines(10_000)).toEqual([
+      { accountId: 1, codGroupId: 2, expiresAtMs: 10_000 },
+    ])
+    for (const target of [core, restored]) {
+      expect(expire(target, 10_000)).toMatchObject({ ok: true, orderIds: [sell.orderId] })
+      expect(target.ledger.balance(1, 'BTC')).toEqual({ available: btc(1), inOrder: 0n })
+      expect(target.history.order('BTC-EUR', sell.orderId)?.state).toMatchObject({
+        status: 'canceled',
+        restatementReason: 'cancelOnDisconnect',
+      })
+      expect(expire(target, 10_001)).toMatchObject({ ok: false, errorCode: 205 }) // once
+      expect(target.cancelDeadlines.size).toBe(0)
+    }
+  })
+
   it('an under-funded market buy is refused with 216 before it trades, and nothing changes', () => {
     const core = coreWithMarket()
     deposit(core, 1, 'EUR', eur(100))

@@ -135,6 +135,8 @@ export interface OrderSnapshot {
   readonly makerFeePpm: number
   readonly takerFeePpm: number
   readonly seq: number
+  /** Cancel-on-disconnect group; absent when none. */
+  readonly codGroupId?: number
 }
 
 export interface MarketSnapshot {
@@ -206,6 +208,11 @@ const noopSink: EngineSink = {
   trade() {},
   ticker() {},
   book() {},
+}
+
+/** Cancel-on-disconnect groups are 1..1000, as the protocol's docs give them. */
+function isCodGroupId(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 1000
 }
 
 /** clientOrderIds are unique per account (protocol §4.1): another account may use the same. */
@@ -347,6 +354,7 @@ export class Engine {
     order.market = spec.market
     order.accountId = command.accountId
     order.operatorId = command.operatorId ?? 0
+    order.codGroupId = command.codGroupId ?? 0
     order.side = command.side
     order.orderType = orderType
     order.byQuote = byQuote
@@ -401,15 +409,21 @@ export class Engine {
       if (market === undefined) return reject(ErrorCode.parameterInvalid, 'market')
       markets = [market]
     }
+    const group = command.codGroupId
+    if (group !== undefined && !isCodGroupId(group)) {
+      return reject(ErrorCode.parameterInvalid, 'codGroupId')
+    }
+    const reason = group === undefined ? null : 'cancelOnDisconnect'
     const orderIds: string[] = []
     for (const market of markets) {
       const mine: Order[] = []
       for (const order of this.openList(market)) {
-        if (order.accountId === command.accountId) mine.push(order)
+        if (order.accountId !== command.accountId) continue
+        if (group === undefined || order.codGroupId === group) mine.push(order)
       }
       for (const order of mine) {
         orderIds.push(order.orderId)
-        this.cancelOpen(market, order, 'canceled', null, command.timestamp)
+        this.cancelOpen(market, order, 'canceled', reason, command.timestamp)
       }
       this.afterCommand(market, command.timestamp)
     }
@@ -691,6 +705,7 @@ export class Engine {
           makerFeePpm: order.makerFeePpm,
           takerFeePpm: order.takerFeePpm,
           seq: order.seq,
+          ...(order.codGroupId === 0 ? {} : { codGroupId: order.codGroupId }),
         })),
         bids: ids('buy'),
         asks: ids('sell'),
@@ -742,6 +757,7 @@ export class Engine {
       for (const entry of saved.orders) {
         const order = new Order()
         fromState(order, entry.state, entry.makerFeePpm, entry.takerFeePpm, entry.seq)
+        order.codGroupId = entry.codGroupId ?? 0
         engine.open(market, order)
       }
       const byId = (id: string): Order => {
@@ -805,6 +821,7 @@ export class Engine {
       mix(order.filledAmount)
       mix(order.feePaid)
       mix(order.seq)
+      mix(order.codGroupId)
     }
     const out = this.scratchLevels
     for (const market of this.markets.values()) {
@@ -1423,6 +1440,11 @@ export class Engine {
         clientOrderId.length > clientOrderIdLengthMax)
     ) {
       return reject(ErrorCode.parameterInvalid, 'clientOrderId')
+    }
+    if (command.codGroupId !== undefined && command.codGroupId !== 0) {
+      if (!isCodGroupId(command.codGroupId)) return reject(ErrorCode.parameterInvalid, 'codGroupId')
+      // A market order is over within its command: there is nothing to cancel later.
+      if (orderType === 'market') return reject(ErrorCode.orderParameterNotSupported, 'codGroupId')
     }
     if (command.postOnly !== undefined && typeof command.postOnly !== 'boolean') {
       return reject(ErrorCode.parameterInvalid, 'postOnly')

@@ -65,6 +65,8 @@ export class Order {
   triggerReference: TriggerReference | null = null
   /** The reference price that fired the trigger; 0 while waiting. */
   triggerPrice = 0
+  /** Cancel-on-disconnect group; 0: none. */
+  codGroupId = 0
 
   reset(): void {
     this.orderId = ''
@@ -88,6 +90,7 @@ export class Order {
     this.triggerType = null
     this.triggerReference = null
     this.triggerPrice = 0
+    this.codGroupId = 0
     this.timeInForce = 'GTC'
     this.postOnly = false
     this.selfTradePrevention = 'decrementAndCancel'

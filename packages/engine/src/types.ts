@@ -57,6 +57,7 @@ export type RestatementReason =
   | 'decrementOnSelfTradePrevention'
   | 'cancelOnSelfTradePrevention'
   | 'cancelOnExecutionPriceProtection'
+  | 'cancelOnDisconnect'
   | 'rejectOnAmountQuoteBelowOneUnit'
 
 /**
@@ -128,6 +129,8 @@ export interface PlaceOrder extends CommandBase {
   readonly postOnly?: boolean
   readonly selfTradePrevention?: SelfTradePrevention
   readonly disableMarketProtection?: boolean
+  /** Cancel-on-disconnect group (1..1000) that `cancelOrders` can cancel on its own; 0 or none. */
+  readonly codGroupId?: number
   /** Fee rates of the account's tier, in parts per million of the notional (2500 = 0.25%). */
   readonly makerFeePpm: number
   readonly takerFeePpm: number
@@ -163,6 +166,11 @@ export interface CancelOrders extends CommandBase {
   readonly accountId: number
   /** Omit to cancel the account's open orders in every market. */
   readonly market?: string
+  /**
+   * Only the orders placed in this cancel-on-disconnect group, which are canceled with the
+   * restatement reason `cancelOnDisconnect`.
+   */
+  readonly codGroupId?: number
 }
 
 /** Publishes the book changes since the last batch as one `book` event (nonce + 1). */

@@ -33,6 +33,7 @@ export interface WirePlaceOrder {
   readonly postOnly?: boolean
   readonly selfTradePrevention?: SelfTradePrevention
   readonly disableMarketProtection?: boolean
+  readonly codGroupId?: number
 }
 
 export interface WireUpdateOrder {
@@ -121,6 +122,7 @@ export function placeOrderFromWire(
     ...(params.disableMarketProtection === undefined
       ? {}
       : { disableMarketProtection: params.disableMarketProtection }),
+    ...(params.codGroupId === undefined ? {} : { codGroupId: params.codGroupId }),
   }
 }
 

@@ -1017,6 +1017,67 @@ describe.each(bookKinds)('rules with the %s book', (kind) => {
       ).toEqual({ ok: true, orderIds: ['b'] })
       expect(engine.openOrders(tst.market).map((state) => state.orderId)).toEqual(['z'])
     })
+
+    test('cancel a cancel-on-disconnect group: only its orders, with the reason cancelOnDisconnect', () => {
+      const other: MarketConfig = { ...tst, market: 'OTH-EUR', base: 'OTH' }
+      const { engine, log } = makeEngine(kind, [tst, other])
+      engine.execute(place({ orderId: 'a', amount: 1, price: 100, codGroupId: 7 }))
+      engine.execute(
+        place({ orderId: 'b', market: 'OTH-EUR', amount: 1, price: 90, codGroupId: 7 }),
+      )
+      engine.execute(place({ orderId: 'c', amount: 1, price: 99 }))
+      engine.execute(place({ orderId: 'd', amount: 1, price: 98, codGroupId: 8 }))
+      engine.execute(
+        place({ orderId: 'e', accountId: 2, side: 'sell', amount: 1, price: 200, codGroupId: 7 }),
+      )
+      log.take()
+      expect(
+        engine.execute({
+          type: 'cancelOrders',
+          timestamp: nextTimestamp(),
+          accountId: 1,
+          codGroupId: 7,
+        }),
+      ).toEqual({ ok: true, orderIds: ['a', 'b'] })
+      const canceled = orders(log.take())
+      expect(
+        canceled.map((event) => [event.orderId, event.status, event.restatementReason]),
+      ).toEqual([
+        ['a', 'canceled', 'cancelOnDisconnect'],
+        ['b', 'canceled', 'cancelOnDisconnect'],
+      ])
+      expect(
+        engine
+          .openOrders(tst.market)
+          .map((state) => state.orderId)
+          .sort(),
+      ).toEqual(['c', 'd', 'e'])
+      expect(
+        engine.execute({
+          type: 'cancelOrders',
+          timestamp: nextTimestamp(),
+          accountId: 1,
+          codGroupId: 0,
+        }),
+      ).toMatchObject({ ok: false, errorCode: 205 })
+    })
+
+    test('a cancel-on-disconnect group is 1..1000 and not for market orders', () => {
+      const { engine } = makeEngine(kind)
+      engine.execute(place({ orderId: 's', accountId: 2, side: 'sell', amount: 5, price: 100 }))
+      expect(
+        engine.execute(place({ orderId: 'a', amount: 1, price: 100, codGroupId: 1001 })),
+      ).toMatchObject({
+        ok: false,
+        errorCode: 205,
+      })
+      expect(
+        engine.execute(place({ orderId: 'b', orderType: 'market', amount: 1, codGroupId: 3 })),
+      ).toMatchObject({ ok: false, errorCode: 202 })
+      expect(
+        engine.execute(place({ orderId: 'c', amount: 1, price: 90, codGroupId: 3 })),
+      ).toMatchObject({ ok: true })
+    })
   })
 
   describe('fees', () => {
@@ -1329,6 +1390,24 @@ describe.each(bookKinds)('rules with the %s book', (kind) => {
       const later = ['sell d 4@99 acct=4', 'cancel b', 'market buy m 3 acct=5']
       expect(run(restored, restoredLog, later)).toEqual(run(engine, log, later))
       expect(restored.stateHash()).toBe(engine.stateHash())
+    })
+
+    test('a restored order keeps its cancel-on-disconnect group', () => {
+      const { engine, log } = makeEngine(kind)
+      engine.execute(place({ orderId: 'a', amount: 1, price: 100, codGroupId: 4 }))
+      engine.execute(place({ orderId: 'b', amount: 1, price: 99 }))
+      log.take()
+      const snapshot = JSON.parse(JSON.stringify(engine.snapshot()))
+      const restored = Engine.restore(snapshot, { book: kind, sink: new EventLog() })
+      expect(restored.stateHash()).toBe(engine.stateHash())
+      expect(
+        restored.execute({
+          type: 'cancelOrders',
+          timestamp: nextTimestamp(),
+          accountId: 1,
+          codGroupId: 4,
+        }),
+      ).toEqual({ ok: true, orderIds: ['a'] })
     })
   })
 })

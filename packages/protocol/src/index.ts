@@ -81,6 +81,8 @@ export {
   type CancelOrdersResponse,
   type CreateOrderRequest,
   type CreateOrderResponse,
+  cancelAfterSecondsMax,
+  cancelAfterSecondsMin,
   cancelOrderRequest,
   cancelOrderResponse,
   cancelOrdersAfterRequest,
@@ -124,10 +126,12 @@ export {
   matchRestEndpoint,
   type RestEndpoint,
   type RestEndpointKey,
+  type RestOnlyAction,
   type RestRouteMatch,
   restBasePath,
   restEndpoints,
   restEndpointWeight,
+  restOnlyActions,
 } from './rest/restEndpoints.ts'
 export { listWindowMsMax } from './rest/timeWindow.ts'
 export * from './web/marketsData.ts'

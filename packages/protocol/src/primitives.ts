@@ -116,6 +116,12 @@ export const operatorId = z
   )
   .pipe(z.number())
 
+/**
+ * A cancel-on-disconnect group of the caller's orders (POST /cancelOrdersAfter, and `codGroupId`
+ * on POST /order): an integer from 1 to 1000, as the docs give it.
+ */
+export const codGroupId = integerParameter(1, 1000)
+
 // ---------------------------------------------------------------------------------------------
 // Enumerations (protocol §4)
 

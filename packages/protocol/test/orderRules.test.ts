@@ -50,6 +50,23 @@ const createCases: [string, object, number | 'ok', string?][] = [
     'postOnly order parameter is not supported',
   ],
   [
+    'a cancel-on-disconnect group on a limit order',
+    { orderType: 'limit', amount: '1', price: '1', codGroupId: 1000 },
+    'ok',
+  ],
+  [
+    'a cancel-on-disconnect group outside 1..1000',
+    { orderType: 'limit', amount: '1', price: '1', codGroupId: 0 },
+    205,
+    'codGroupId parameter is invalid.',
+  ],
+  [
+    'a cancel-on-disconnect group on a market order',
+    { orderType: 'market', amount: '1', codGroupId: 1 },
+    202,
+    'codGroupId order parameter is not supported',
+  ],
+  [
     'postOnly false on a market order is tolerated',
     { orderType: 'market', amount: '1', postOnly: false },
     'ok',

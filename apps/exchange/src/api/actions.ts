@@ -5,6 +5,7 @@ import {
   type ProtocolErrorReply,
   protocolError,
   type RestEndpoint,
+  type RestOnlyAction,
   restEndpoints,
   type WsAction,
 } from '@polder/protocol'
@@ -31,17 +32,23 @@ export function failure(reply: ProtocolErrorReply): ActionResult {
   return { ok: false, ...reply }
 }
 
-/** The REST endpoint of each WebSocket action: its permission and rate-limit weight. */
+/** The action a REST endpoint runs: its WebSocket action, or one of its own. */
+export function actionOfEndpoint(endpoint: RestEndpoint): string | undefined {
+  return endpoint.wsAction ?? endpoint.restOnlyAction
+}
+
+/** The REST endpoint of each action: its permission and rate-limit weight. */
 export const endpointOfAction: ReadonlyMap<string, RestEndpoint> = new Map(
-  Object.values(restEndpoints as Record<string, RestEndpoint>)
-    .filter((endpoint) => endpoint.wsAction !== undefined)
-    .map((endpoint) => [endpoint.wsAction!, endpoint]),
+  Object.values(restEndpoints as Record<string, RestEndpoint>).flatMap((endpoint) => {
+    const action = actionOfEndpoint(endpoint)
+    return action === undefined ? [] : [[action, endpoint] as const]
+  }),
 )
 
 export class ActionRegistry {
   readonly #handlers = new Map<string, ActionHandler>()
 
-  register(action: WsAction, handler: ActionHandler): this {
+  register(action: WsAction | RestOnlyAction, handler: ActionHandler): this {
     if (this.#handlers.has(action)) throw new Error(`action ${action} is registered twice`)
     this.#handlers.set(action, handler)
     return this

@@ -463,6 +463,24 @@ export function registerExchangeActions(
         params.operatorId === undefined ? {} : { operatorId: Number(params.operatorId) }
       return success((outcome.orderIds ?? []).map((orderId) => ({ orderId, ...operator })))
     })
+    // Cancel-on-disconnect: starts, restarts or (0 seconds) stops a group's countdown; the
+    // server's CancelOnDisconnect task cancels the group's open orders once it runs out.
+    .register('privateCancelOrdersAfter', async (params, caller) => {
+      const accountId = requireCaller(caller)
+      const codGroupId = Number(params.codGroupId)
+      const seconds = Number(params.expiryAfterSeconds)
+      const nowMs = deps.nowMs()
+      const expiresAtMs = seconds === 0 ? 0 : nowMs + seconds * 1000
+      const outcome = await service.submit({
+        type: 'setCancelDeadline',
+        timestamp: nowMs,
+        accountId,
+        codGroupId,
+        expiresAtMs,
+      })
+      if (!outcome.ok) return refused(outcome)
+      return success({ codGroupId, timeOfExpirySeconds: Math.floor(expiresAtMs / 1000) })
+    })
     .register('privateGetOrder', (params, caller) => {
       const accountId = requireCaller(caller)
       const spec = specOf(params.market)

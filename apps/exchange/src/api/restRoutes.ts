@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ApiKeyRecord } from '../accounts/accountStore.ts'
 import { restSignedRequest, verifySignedRequest } from '../auth/signature.ts'
 import { type RateLimiter, rateLimitHeaders } from '../limits/rateLimiter.ts'
-import type { ActionRegistry, ActionResult, Caller } from './actions.ts'
+import { type ActionRegistry, type ActionResult, actionOfEndpoint, type Caller } from './actions.ts'
 
 export type RestDeps = {
   actions: ActionRegistry
@@ -144,7 +144,7 @@ async function handle(
   const parsed = safeParse(endpoint.request, params, { location: endpoint.requestIn })
   if (!parsed.success)
     return send(reply, { ok: false, status: parsed.error.status, body: parsed.error.body })
-  const action = endpoint.wsAction
+  const action = actionOfEndpoint(endpoint)
   if (action === undefined) return send(reply, { ok: false, ...protocolError(110) })
   const result = await deps.actions.run(
     action,

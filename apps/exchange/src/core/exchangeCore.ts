@@ -185,6 +185,34 @@ export type AccrueStakingRewards = {
 
 export type StakingReward = { dayMs: number; asset: string; amount: string }
 
+/**
+ * Cancel-on-disconnect (POST /cancelOrdersAfter): starts or restarts the countdown of one of the
+ * account's order groups, or stops it (`expiresAtMs` 0). Orders may name the group only while its
+ * countdown runs.
+ */
+export type SetCancelDeadline = {
+  type: 'setCancelDeadline'
+  timestamp: number
+  accountId: number
+  codGroupId: number
+  /** When the group's open orders are canceled; 0 stops the countdown. */
+  expiresAtMs: number
+}
+
+/**
+ * Cancels the open orders of a group whose countdown ran out, and ends the countdown. Refused
+ * (205) while the countdown still runs, so that a restart just in time wins over a late check.
+ */
+export type CancelExpiredGroup = {
+  type: 'cancelExpiredGroup'
+  timestamp: number
+  accountId: number
+  codGroupId: number
+}
+
+/** A running cancel-on-disconnect countdown. */
+export type CancelDeadline = { accountId: number; codGroupId: number; expiresAtMs: number }
+
 export type CoreCommand =
   | AddMarket
   | SetMarketStatus
@@ -204,6 +232,8 @@ export type CoreCommand =
   | AdvanceWithdrawal
   | StartPayment
   | UpdatePayment
+  | SetCancelDeadline
+  | CancelExpiredGroup
 
 export type CoreOutcome =
   | { ok: true; events: EngineEvent[]; orderIds?: readonly string[] }
@@ -221,6 +251,10 @@ type OrderShape = {
 }
 
 const openStatuses = new Set(['new', 'partiallyFilled', 'awaitingTrigger'])
+
+function groupKey(accountId: number, codGroupId: number): string {
+  return `${accountId} ${codGroupId}`
+}
 
 function insufficient(): CoreOutcome {
   return { ok: false, ...protocolError(216).body }
@@ -297,6 +331,7 @@ export type CoreSnapshot = {
   }
   payments?: Payment[]
   pendingWithdrawals?: PendingWithdrawal[]
+  cancelDeadlines?: CancelDeadline[]
 }
 
 export class ExchangeCore {
@@ -316,6 +351,8 @@ export class ExchangeCore {
   readonly payments: PaymentBook
   /** Withdrawals not completed yet, by reference. */
   readonly pendingWithdrawals = new Map<string, PendingWithdrawal>()
+  /** Running cancel-on-disconnect countdowns by `${accountId} ${codGroupId}`. */
+  readonly cancelDeadlines = new Map<string, CancelDeadline>()
 
   constructor(snapshot?: CoreSnapshot) {
     if (snapshot !== undefined && snapshot.version !== 1)
@@ -337,6 +374,8 @@ export class ExchangeCore {
     this.payments = new PaymentBook(snapshot?.payments)
     for (const withdrawal of snapshot?.pendingWithdrawals ?? [])
       this.pendingWithdrawals.set(withdrawal.reference, withdrawal)
+    for (const deadline of snapshot?.cancelDeadlines ?? [])
+      this.cancelDeadlines.set(groupKey(deadline.accountId, deadline.codGroupId), deadline)
     for (const [key, accountId, asset, remaining, takerFeePpm] of snapshot?.holds ?? []) {
       this.#holds.set(key, { accountId, asset, remaining: BigInt(remaining), takerFeePpm })
     }
@@ -359,6 +398,7 @@ export class ExchangeCore {
       },
       payments: this.payments.snapshot(),
       pendingWithdrawals: [...this.pendingWithdrawals.values()],
+      cancelDeadlines: [...this.cancelDeadlines.values()],
     }
   }
 
@@ -418,6 +458,10 @@ export class ExchangeCore {
         return this.#updatePayment(command)
       case 'updateOrder':
         return this.#update(command)
+      case 'setCancelDeadline':
+        return this.#setCancelDeadline(command)
+      case 'cancelExpiredGroup':
+        return this.#cancelExpiredGroup(command)
       default: {
         const result = this.engine.execute(command)
         const events = this.#log.take()
@@ -774,7 +818,50 @@ export class ExchangeCore {
     return { ok: true, events: [] }
   }
 
+  #setCancelDeadline(command: SetCancelDeadline): CoreOutcome {
+    const key = groupKey(command.accountId, command.codGroupId)
+    if (command.expiresAtMs === 0) this.cancelDeadlines.delete(key)
+    else {
+      const { accountId, codGroupId, expiresAtMs } = command
+      this.cancelDeadlines.set(key, { accountId, codGroupId, expiresAtMs })
+    }
+    return { ok: true, events: [] }
+  }
+
+  #cancelExpiredGroup(command: CancelExpiredGroup): CoreOutcome {
+    const key = groupKey(command.accountId, command.codGroupId)
+    const deadline = this.cancelDeadlines.get(key)
+    if (deadline === undefined || command.timestamp < deadline.expiresAtMs)
+      return { ok: false, ...protocolError(205, { param: 'codGroupId' }).body }
+    this.cancelDeadlines.delete(key)
+    const result = this.engine.execute({
+      type: 'cancelOrders',
+      timestamp: command.timestamp,
+      accountId: command.accountId,
+      codGroupId: command.codGroupId,
+    })
+    const events = this.#log.take()
+    if (!result.ok) throw new LedgerInvariantError(`group cancel refused: ${result.error}`)
+    this.#settle(events)
+    return { ok: true, events, orderIds: 'orderIds' in result ? result.orderIds : [] }
+  }
+
+  /** The countdowns that have run out by `nowMs`. */
+  expiredCancelDeadlines(nowMs: number): CancelDeadline[] {
+    const expired: CancelDeadline[] = []
+    for (const deadline of this.cancelDeadlines.values())
+      if (deadline.expiresAtMs <= nowMs) expired.push(deadline)
+    return expired
+  }
+
   #place(command: PlaceOrder): CoreOutcome {
+    // Only while the group's countdown runs: an order in a group nobody watches over, or one
+    // whose countdown ran out, would rest without the protection its owner asked for.
+    if (command.codGroupId !== undefined && command.codGroupId !== 0) {
+      const deadline = this.cancelDeadlines.get(groupKey(command.accountId, command.codGroupId))
+      if (deadline === undefined || deadline.expiresAtMs <= command.timestamp)
+        return { ok: false, ...protocolError(205, { param: 'codGroupId' }).body }
+    }
     const spec = this.engine.market(command.market)
     let need = 0n
     let asset = ''

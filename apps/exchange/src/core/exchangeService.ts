@@ -199,6 +199,7 @@ export class ExchangeService {
       staking: new RawJson(JSON.stringify(captured.staking)),
       payments: new RawJson(JSON.stringify(captured.payments)),
       pendingWithdrawals: new RawJson(JSON.stringify(captured.pendingWithdrawals)),
+      cancelDeadlines: new RawJson(JSON.stringify(captured.cancelDeadlines)),
     }
     const stateJson = await stringifyInChunks(state, snapshotSliceMs, snapshotRestMs)
     await this.#journal.drain()

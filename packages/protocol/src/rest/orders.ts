@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { IssueErrorCode } from '../errors/ValidationError.ts'
 import {
   assetSymbol,
+  codGroupId,
   decimalString,
   idString,
   integerParameter,
@@ -144,6 +145,8 @@ const createOrderShape = {
   /** Deprecated; must be false when present. */
   disableMarketProtection: z.boolean().optional(),
   responseRequired: z.boolean().optional(),
+  /** Cancel-on-disconnect group (armed by POST /cancelOrdersAfter); not for market orders. */
+  codGroupId: codGroupId.optional(),
 }
 
 /** A broken order rule: the errorCode, the parameter it names and a message for people. */
@@ -164,6 +167,7 @@ type CreateOrderFields = {
   triggerReference?: unknown
   postOnly?: unknown
   disableMarketProtection?: unknown
+  codGroupId?: unknown
 }
 
 function violation(
@@ -226,6 +230,9 @@ export function createOrderRuleViolations(request: CreateOrderFields): OrderRule
     } else if (!isTriggerType && request[field] !== undefined) {
       found.push(violation(202, field, `not supported for ${type} orders`))
     }
+  }
+  if (type === 'market' && request.codGroupId !== undefined) {
+    found.push(violation(202, 'codGroupId', 'cancel-on-disconnect is not for market orders'))
   }
   if (request.disableMarketProtection === true) {
     found.push(violation(205, 'disableMarketProtection', 'deprecated; must be false'))
@@ -444,13 +451,25 @@ export const tradesResponse = z.array(privateTrade)
 
 // --- POST /cancelOrdersAfter (optional; only ccxt cancelAllOrdersAfter uses it) ----------------
 
+/** Shortest countdown of cancel-on-disconnect, in seconds (the docs' range is 10..300). */
+export const cancelAfterSecondsMin = 10
+/** Longest countdown of cancel-on-disconnect, in seconds. */
+export const cancelAfterSecondsMax = 300
+
+const expiryMessage = `expected 0 (stop the countdown) or an integer between ${cancelAfterSecondsMin} and ${cancelAfterSecondsMax}`
+
 export const cancelOrdersAfterShape = {
-  codGroupId: z.union([z.int(), idString]),
-  expiryAfterSeconds: z.int().min(0),
+  codGroupId,
+  /** Seconds until the group's open orders are canceled; 0 stops the countdown [infer]. */
+  expiryAfterSeconds: integerParameter(0, cancelAfterSecondsMax).refine(
+    (seconds) => seconds === 0 || seconds >= cancelAfterSecondsMin,
+    { error: expiryMessage },
+  ),
 }
 export const cancelOrdersAfterRequest = z.strictObject(cancelOrdersAfterShape)
 export type CancelOrdersAfterRequest = z.infer<typeof cancelOrdersAfterRequest>
 export const cancelOrdersAfterResponse = z.object({
-  codGroupId: z.union([z.int(), idString]),
+  codGroupId: z.int().min(1),
+  /** When the group's orders are canceled, in seconds since the epoch; 0 once stopped. */
   timeOfExpirySeconds: z.int().min(0),
 })

@@ -34,6 +34,11 @@ export type RestEndpoint = {
   readonly response: z.ZodType
   /** The WebSocket action with the same parameters and response (§6.2), if any. */
   readonly wsAction: string | undefined
+  /**
+   * The name a server runs an endpoint without a WebSocket action under (never accepted on the
+   * WebSocket, whose actions are §6.2's).
+   */
+  readonly restOnlyAction?: RestOnlyAction
   /** Listed by the protocol as optional for a server (no unified client method uses it). */
   readonly optional: boolean
 }
@@ -43,6 +48,10 @@ function endpoint<const Entry extends Omit<RestEndpoint, 'optional'> & { optiona
 ): Entry & { optional: boolean } {
   return { ...entry, optional: entry.optional ?? false }
 }
+
+/** Actions of REST endpoints that have no WebSocket twin. */
+export const restOnlyActions = ['privateCancelOrdersAfter'] as const
+export type RestOnlyAction = (typeof restOnlyActions)[number]
 
 export const restEndpoints = {
   // --- §3.1 public ---
@@ -378,12 +387,14 @@ export const restEndpoints = {
     path: '/cancelOrdersAfter',
     auth: 'private',
     permission: 'trade',
-    weight: 1,
+    // The docs' weight; the protocol's table does not list it.
+    weight: 5,
     pathParams: undefined,
     requestIn: 'body',
     request: orders.cancelOrdersAfterRequest,
     response: orders.cancelOrdersAfterResponse,
     wsAction: undefined,
+    restOnlyAction: 'privateCancelOrdersAfter',
     optional: true,
   }),
 } as const satisfies Record<string, RestEndpoint>
