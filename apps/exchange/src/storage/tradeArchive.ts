@@ -8,12 +8,7 @@
 //   thread of its own that the two cores do not have to spare under load.
 // - PostgreSQL (DATABASE_URL): the `public_trades` table (migration 6).
 //
-// A trade is listed from the moment it is added (reads take the written rows and the waiting
-// ones); it is written within `tradeFlushIntervalMs`, in one transaction with the others that
-// came meanwhile. A failed write is reported and tried again a second later, its trades still
-// listed. A crash loses at most the unwritten batch, some 100 ms of trades: on start the server
-// writes them again from the core's recent trades (`catchUp`), which its snapshot and the journal
-// replay rebuild, and which always reach back past that batch (1,000 or more per market).
+// How trades are queued, written, listed and caught up after a crash: projectionArchive.ts.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
@@ -21,27 +16,14 @@ import type { Worker } from 'node:worker_threads'
 import type { Side, TradeEvent } from '@polder/engine'
 import { startCheckpointer, stopCheckpointer } from './journalBackends.ts'
 import type { StorageLocation } from './openStorage.ts'
+import { type ArchiveWindow, ProjectionArchive } from './projectionArchive.ts'
 import type { SqlDriver } from './sqlDriver.ts'
 
 /** Inclusive bounds of a listing, newest first, at most `limit`. */
-export type TradeWindow = {
-  startMs: number
-  endMs: number
-  fromId: number
-  toId: number
-  limit: number
-}
+export type TradeWindow = ArchiveWindow
 
-/** Queued trades are written this long after the first of them arrives. */
-export const tradeFlushIntervalMs = 100
 /** Rows deleted in one step of a prune, the event loop running in between. */
 export const tradePruneRowsPerStep = 2_000
-/** How long after a failed write it is tried again. */
-const tradeRetryMs = 1_000
-/** Trades kept waiting while writes fail (an hour of the simulator, 40 s of the heaviest load). */
-export const tradeQueueMax = 1_000_000
-/** Trades written in one transaction at most. */
-const tradeWriteRowsMax = 10_000
 
 type PruneStep = { market: string; beforeMs: number; throughId: number; limit: number }
 
@@ -66,147 +48,29 @@ function tradeOf(row: Row): TradeEvent {
   }
 }
 
-export abstract class TradeArchive {
-  abstract readonly kind: 'sqlite' | 'sql'
-  /** Added, not yet being written. */
-  #pending: TradeEvent[] = []
-  /** Being written now (listed from memory until the write is done). */
-  #writingBatch: readonly TradeEvent[] = []
-  #writing: Promise<void> = Promise.resolve()
-  #timer: NodeJS.Timeout | undefined
-  /** The last write failed: the next is tried `tradeRetryMs` later, not at every trade. */
-  #failing = false
-  /** Trades dropped since the queue last overflowed (reported once per overflow). */
-  #droppedReported = false
+/** Public trades, partitioned by market. */
+export abstract class TradeArchive extends ProjectionArchive<TradeEvent, string> {
   #pruning: Promise<number> | undefined
-  #closed = false
-  #onError: (error: Error) => void = () => {}
-  readonly #queueMax: number
 
   constructor(options: { queueMax?: number } = {}) {
-    this.#queueMax = options.queueMax ?? tradeQueueMax
+    super('trade', options)
   }
 
-  /** Told of a failed write (its trades stay queued and are tried again a second later). */
-  onError(listener: (error: Error) => void): void {
-    this.#onError = listener
+  protected idOf(trade: TradeEvent): number {
+    return trade.tradeId
   }
 
-  /** Queues a durable trade; it is written within `tradeFlushIntervalMs`. */
-  add(trade: TradeEvent): void {
-    if (this.#closed) return
-    this.#pending.push(trade)
-    if (this.#pending.length > this.#queueMax) {
-      // Writes have been failing for a long while: the oldest tenth goes at once (only the
-      // core's recent trades, at the next start, can bring them back).
-      const dropped = this.#pending.splice(0, Math.ceil(this.#queueMax / 10)).length
-      if (!this.#droppedReported)
-        this.#onError(
-          new Error(`trade archive queue full: ${dropped} trades and more not archived`),
-        )
-      this.#droppedReported = true
-    }
-    this.#schedule(this.#failing ? tradeRetryMs : tradeFlushIntervalMs)
+  protected timeOf(trade: TradeEvent): number {
+    return trade.timestamp
   }
 
-  /** Arms the write timer unless one is armed (or the archive is closed). */
-  #schedule(delayMs: number): void {
-    if (this.#closed) return
-    this.#timer ??= setTimeout(() => {
-      this.#timer = undefined
-      this.flush().catch(() => {}) // a failure reported, and retried, in the write itself
-    }, delayMs).unref()
+  protected isIn(trade: TradeEvent, market: string): boolean {
+    return trade.market === market
   }
 
-  /**
-   * Writes everything queued so far, after any write in progress, in transactions of at most
-   * `tradeWriteRowsMax` with the event loop running in between (a backlog after an outage
-   * does not hold it). A failure is reported through `onError` and retried a second later.
-   */
-  flush(): Promise<void> {
-    clearTimeout(this.#timer)
-    this.#timer = undefined
-    const write = async (): Promise<void> => {
-      while (this.#pending.length > 0) {
-        const batch = this.#pending.splice(0, tradeWriteRowsMax)
-        this.#writingBatch = batch
-        try {
-          await this.insert(batch)
-        } catch (error) {
-          // Kept for the next attempt, ahead of what arrived meanwhile.
-          this.#pending = batch.concat(this.#pending)
-          this.#failing = true
-          this.#onError(error as Error)
-          clearTimeout(this.#timer)
-          this.#timer = undefined
-          this.#schedule(tradeRetryMs)
-          throw error
-        } finally {
-          this.#writingBatch = []
-        }
-        this.#failing = false
-        this.#droppedReported = false
-        if (this.#pending.length > 0) await new Promise<void>((resolve) => setImmediate(resolve))
-      }
-    }
-    const written = this.#writing.then(write)
-    this.#writing = written.catch(() => {}) // a failed write does not stop later ones
-    return written
-  }
-
-  /**
-   * A market's trades in the window, newest first: those written, and those still waiting to
-   * be (a trade is listed from the moment it is added, whether or not its write has succeeded).
-   */
-  async list(market: string, window: TradeWindow): Promise<TradeEvent[]> {
-    const waiting: TradeEvent[] = []
-    const take = (trades: readonly TradeEvent[]) => {
-      for (const trade of trades)
-        if (
-          trade.market === market &&
-          trade.timestamp >= window.startMs &&
-          trade.timestamp <= window.endMs &&
-          trade.tradeId >= window.fromId &&
-          trade.tradeId <= window.toId
-        )
-          waiting.push(trade)
-    }
-    take(this.#writingBatch)
-    take(this.#pending)
-    const written = (await this.select(market, window)).map(tradeOf)
-    if (waiting.length === 0) return written
-    const byId = new Map<number, TradeEvent>()
-    for (const trade of written) byId.set(trade.tradeId, trade)
-    for (const trade of waiting) byId.set(trade.tradeId, trade)
-    return [...byId.values()].sort((a, b) => b.tradeId - a.tradeId).slice(0, window.limit)
-  }
-
-  /**
-   * Writes the trades of `recent` (per market, oldest first, as the core keeps them) newer than
-   * the archive's newest of that market and not older than `keptFromMs`: what a crash kept from
-   * being written. Returns how many were written, and the markets whose recent trades no longer
-   * reach back to the archive's newest (a gap the core's memory cannot fill).
-   */
-  async catchUp(
-    recent: Iterable<[market: string, trades: readonly TradeEvent[]]>,
-    keptFromMs = 0,
-  ): Promise<{ written: number; gaps: string[] }> {
-    let written = 0
-    const gaps: string[] = []
-    for (const [market, trades] of recent) {
-      const known = await this.newestId(market)
-      const missing = trades.filter(
-        (trade) => trade.tradeId > known && trade.timestamp >= keptFromMs,
-      )
-      if (missing.length === 0) continue
-      if (known > 0 && missing[0]!.tradeId > known + 1) gaps.push(market)
-      for (const trade of missing) this.add(trade)
-      written += missing.length
-    }
-    // A store that refuses writes now does not keep the server from starting: the trades wait
-    // in the queue, and the write is retried.
-    await this.flush().catch(() => {})
-    return { written, gaps }
+  /** A market's trades in the window, newest first, written or still waiting. */
+  list(market: string, window: TradeWindow): Promise<TradeEvent[]> {
+    return this.listIn(market, window)
   }
 
   /**
@@ -230,7 +94,7 @@ export abstract class TradeArchive {
     for (const market of markets) {
       const throughId = (await this.newestId(market)) - keepNewest
       for (;;) {
-        if (this.#closed) return deleted
+        if (this.closed) return deleted
         const step = await this.deleteOlder({
           market,
           beforeMs,
@@ -245,25 +109,13 @@ export abstract class TradeArchive {
     return deleted
   }
 
-  /** Writes what is queued, lets a prune stop at its next step, and closes the store. */
-  async close(): Promise<void> {
-    await this.flush().catch(() => {})
-    this.#closed = true
-    clearTimeout(this.#timer)
+  /** A prune stops at its next step once the archive is closed. */
+  protected override async beforeClose(): Promise<void> {
     await this.#pruning?.catch(() => {})
-    await this.closeStore()
   }
 
-  protected abstract insert(trades: readonly TradeEvent[]): Promise<void>
-  protected abstract select(market: string, window: TradeWindow): Promise<Row[]>
-  /**
-   * The newest archived trade id of a market, 0 for none (one step down the primary key: a
-   * `group by` over all markets read the whole table, 0.3 s at 4 million trades).
-   */
-  protected abstract newestId(market: string): Promise<number>
   /** Deletes up to `limit` trades of `market` older than `beforeMs` with ids up to `throughId`. */
   protected abstract deleteOlder(step: PruneStep): Promise<number>
-  protected abstract closeStore(): Promise<void>
 }
 
 const selectColumns = 'market, trade_id, timestamp_ms, price, amount, side'
@@ -346,8 +198,8 @@ export class SqliteTradeArchive extends TradeArchive {
     }
   }
 
-  protected async select(market: string, window: TradeWindow): Promise<Row[]> {
-    return this.#select.all({ market, ...window }) as Row[]
+  protected async select(market: string, window: TradeWindow): Promise<TradeEvent[]> {
+    return (this.#select.all({ market, ...window }) as Row[]).map(tradeOf)
   }
 
   protected async newestId(market: string): Promise<number> {
@@ -394,9 +246,9 @@ export class SqlTradeArchive extends TradeArchive {
     })
   }
 
-  protected select(market: string, window: TradeWindow): Promise<Row[]> {
+  protected async select(market: string, window: TradeWindow): Promise<TradeEvent[]> {
     // The time window turned into ids first, as in SqliteTradeArchive.
-    return this.#driver.query<Row>(
+    const rows = await this.#driver.query<Row>(
       `select ${selectColumns} from public_trades
         where market = $1
           and trade_id between
@@ -411,6 +263,7 @@ export class SqlTradeArchive extends TradeArchive {
         order by trade_id desc limit $6`,
       [market, window.startMs, window.endMs, window.fromId, window.toId, window.limit],
     )
+    return rows.map(tradeOf)
   }
 
   protected async newestId(market: string): Promise<number> {

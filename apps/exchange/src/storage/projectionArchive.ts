@@ -1,0 +1,206 @@
+// What the archives of durable events share (public trades: tradeArchive.ts; each account's
+// fills: fillArchive.ts): a projection fed after each journal commit and written in batches,
+// whose reads take the written rows and the ones still waiting, so that an event a client was
+// told of is listed whether or not its write has succeeded yet.
+//
+// - An event is written within `archiveFlushIntervalMs`, in one transaction with the others that
+//   came meanwhile, at most `archiveWriteRowsMax` a transaction with the event loop running in
+//   between.
+// - A failed write is reported and tried again a second later, its events still listed; past
+//   `archiveQueueMax` waiting events the oldest tenth is dropped, and that is reported once.
+// - A crash loses at most the unwritten batch, some 100 ms of events: on start the server writes
+//   them again from what the core holds in memory (`catchUp`), which its snapshot and the journal
+//   replay rebuild, and which always reaches back past that batch.
+//
+// Events fall into partitions (a market's trades; an account's fills in one market), and within
+// one their ids rise with time: a listing is a window of one partition, newest first.
+
+/** Inclusive bounds of a listing, newest first, at most `limit`. */
+export type ArchiveWindow = {
+  startMs: number
+  endMs: number
+  fromId: number
+  toId: number
+  limit: number
+}
+
+/** Waiting events are written this long after the first of them arrives. */
+export const archiveFlushIntervalMs = 100
+/** How long after a failed write it is tried again. */
+const archiveRetryMs = 1_000
+/** Events kept waiting while writes fail (an hour of the simulator, 40 s of the heaviest load). */
+export const archiveQueueMax = 1_000_000
+/** Events written in one transaction at most. */
+const archiveWriteRowsMax = 10_000
+
+export abstract class ProjectionArchive<Event, Partition> {
+  abstract readonly kind: 'sqlite' | 'sql'
+  /** Added, not yet being written. */
+  #pending: Event[] = []
+  /** Being written now (listed from memory until the write is done). */
+  #writingBatch: readonly Event[] = []
+  #writing: Promise<void> = Promise.resolve()
+  #timer: NodeJS.Timeout | undefined
+  /** The last write failed: the next is tried `archiveRetryMs` later, not at every event. */
+  #failing = false
+  /** Events dropped since the queue last overflowed (reported once per overflow). */
+  #droppedReported = false
+  #closed = false
+  #onError: (error: Error) => void = () => {}
+  readonly #queueMax: number
+  /** What the archive holds one of, for its messages ("trade", "fill"). */
+  readonly #noun: string
+
+  constructor(noun: string, options: { queueMax?: number } = {}) {
+    this.#noun = noun
+    this.#queueMax = options.queueMax ?? archiveQueueMax
+  }
+
+  protected get closed(): boolean {
+    return this.#closed
+  }
+
+  /** Told of a failed write (its events stay queued and are tried again a second later). */
+  onError(listener: (error: Error) => void): void {
+    this.#onError = listener
+  }
+
+  /** Queues a durable event; it is written within `archiveFlushIntervalMs`. */
+  add(event: Event): void {
+    if (this.#closed) return
+    this.#pending.push(event)
+    if (this.#pending.length > this.#queueMax) {
+      // Writes have been failing for a long while: the oldest tenth goes at once (only the
+      // core's memory, at the next start, can bring them back).
+      const dropped = this.#pending.splice(0, Math.ceil(this.#queueMax / 10)).length
+      if (!this.#droppedReported)
+        this.#onError(
+          new Error(
+            `${this.#noun} archive queue full: ${dropped} ${this.#noun}s and more not archived`,
+          ),
+        )
+      this.#droppedReported = true
+    }
+    this.#schedule(this.#failing ? archiveRetryMs : archiveFlushIntervalMs)
+  }
+
+  /** Arms the write timer unless one is armed (or the archive is closed). */
+  #schedule(delayMs: number): void {
+    if (this.#closed) return
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined
+      this.flush().catch(() => {}) // a failure reported, and retried, in the write itself
+    }, delayMs).unref()
+  }
+
+  /**
+   * Writes everything queued so far, after any write in progress, in transactions of at most
+   * `archiveWriteRowsMax` with the event loop running in between (a backlog after an outage
+   * does not hold it). A failure is reported through `onError` and retried a second later.
+   */
+  flush(): Promise<void> {
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+    const write = async (): Promise<void> => {
+      while (this.#pending.length > 0) {
+        const batch = this.#pending.splice(0, archiveWriteRowsMax)
+        this.#writingBatch = batch
+        try {
+          await this.insert(batch)
+        } catch (error) {
+          // Kept for the next attempt, ahead of what arrived meanwhile.
+          this.#pending = batch.concat(this.#pending)
+          this.#failing = true
+          this.#onError(error as Error)
+          clearTimeout(this.#timer)
+          this.#timer = undefined
+          this.#schedule(archiveRetryMs)
+          throw error
+        } finally {
+          this.#writingBatch = []
+        }
+        this.#failing = false
+        this.#droppedReported = false
+        if (this.#pending.length > 0) await new Promise<void>((resolve) => setImmediate(resolve))
+      }
+    }
+    const written = this.#writing.then(write)
+    this.#writing = written.catch(() => {}) // a failed write does not stop later ones
+    return written
+  }
+
+  /** A partition's events in the window, newest first: those written, and those still waiting. */
+  protected async listIn(partition: Partition, window: ArchiveWindow): Promise<Event[]> {
+    const waiting: Event[] = []
+    const take = (events: readonly Event[]) => {
+      for (const event of events) {
+        const time = this.timeOf(event)
+        const id = this.idOf(event)
+        if (
+          this.isIn(event, partition) &&
+          time >= window.startMs &&
+          time <= window.endMs &&
+          id >= window.fromId &&
+          id <= window.toId
+        )
+          waiting.push(event)
+      }
+    }
+    take(this.#writingBatch)
+    take(this.#pending)
+    const written = await this.select(partition, window)
+    if (waiting.length === 0) return written
+    const byId = new Map<number, Event>()
+    for (const event of written) byId.set(this.idOf(event), event)
+    for (const event of waiting) byId.set(this.idOf(event), event)
+    return [...byId.values()].sort((a, b) => this.idOf(b) - this.idOf(a)).slice(0, window.limit)
+  }
+
+  /**
+   * Writes the events of `recent` (per partition, oldest first, as the core keeps them) newer
+   * than the archive's newest of that partition and not older than `keptFromMs`: what a crash
+   * kept from being written. Returns how many were written, and the partitions whose recent
+   * events no longer reach back to the archive's newest (a gap the core's memory cannot fill).
+   */
+  async catchUp(
+    recent: Iterable<[partition: Partition, events: readonly Event[]]>,
+    keptFromMs = 0,
+  ): Promise<{ written: number; gaps: Partition[] }> {
+    let written = 0
+    const gaps: Partition[] = []
+    for (const [partition, events] of recent) {
+      const known = await this.newestId(partition)
+      const missing = events.filter(
+        (event) => this.idOf(event) > known && this.timeOf(event) >= keptFromMs,
+      )
+      if (missing.length === 0) continue
+      if (known > 0 && this.idOf(missing[0]!) > known + 1) gaps.push(partition)
+      for (const event of missing) this.add(event)
+      written += missing.length
+    }
+    // A store that refuses writes now does not keep the server from starting: the events wait
+    // in the queue, and the write is retried.
+    await this.flush().catch(() => {})
+    return { written, gaps }
+  }
+
+  /** Writes what is queued and closes the store (`beforeClose` lets a subclass stop its work). */
+  async close(): Promise<void> {
+    await this.flush().catch(() => {})
+    this.#closed = true
+    clearTimeout(this.#timer)
+    await this.beforeClose()
+    await this.closeStore()
+  }
+
+  protected async beforeClose(): Promise<void> {}
+
+  protected abstract idOf(event: Event): number
+  protected abstract timeOf(event: Event): number
+  protected abstract isIn(event: Event, partition: Partition): boolean
+  protected abstract insert(events: readonly Event[]): Promise<void>
+  protected abstract select(partition: Partition, window: ArchiveWindow): Promise<Event[]>
+  /** The newest archived id of a partition, 0 for none (one step down the primary key). */
+  protected abstract newestId(partition: Partition): Promise<number>
+  protected abstract closeStore(): Promise<void>
+}
