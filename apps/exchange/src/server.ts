@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { feeTier } from '@polder/catalogue'
+import type { FillEvent } from '@polder/engine'
 import { protocolError, type SubscriptionChannel } from '@polder/protocol'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import { WebSocketServer } from 'ws'
@@ -38,6 +39,7 @@ import { SavingsScheduler } from './savings/scheduler.ts'
 import { type HistoryStartup, openCandleHistory } from './simulator/historyStartup.ts'
 import { defaultSimulatorOptions, MarketSimulator } from './simulator/marketSimulator.ts'
 import { StakingAccrual } from './staking/stakingAccrual.ts'
+import { type FillPartition, openFillArchive } from './storage/fillArchive.ts'
 import { type Journal, openJournal } from './storage/journal.ts'
 import { openStorage, type StorageLocation, storageLocation } from './storage/openStorage.ts'
 import { openSnapshotStore } from './storage/snapshotStore.ts'
@@ -148,6 +150,21 @@ export async function createExchangeServer(
       outcome: outcome.ok ? 'accepted' : String(outcome.errorCode),
     })
   })
+  const simulator = config.simulator
+    ? await createSimulator(accounts, service, listing, () => clock.nowMs(), config)
+    : undefined
+  // Every account's fills, as the trade archive (catch-up first), but the simulator's: a dozen a
+  // second without end, which nobody reads back beyond the core's recent ones.
+  const fillArchive = openFillArchive(location, storage)
+  const unarchivedFillAccounts: ReadonlySet<number> = new Set(simulator?.accountIds ?? [])
+  const fillCatchUp = await fillArchive.catchUp(
+    fillPartitions(service.core.history.recentFills(), unarchivedFillAccounts),
+  )
+  service.onEvents((events) => {
+    for (const event of events)
+      if (event.type === 'fill' && !unarchivedFillAccounts.has(event.accountId))
+        fillArchive.add(event)
+  })
   const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))
   const { warmAccount } = registerExchangeActions(actions, {
     service,
@@ -156,11 +173,10 @@ export async function createExchangeServer(
     nowMs: () => clock.nowMs(),
     withdrawalDelayMs: config.withdrawalDelayMs,
     tradeArchive,
+    fillArchive,
+    unarchivedFillAccounts,
   })
   const decimalsBySymbol = new Map(listing.assets.map((asset) => [asset.symbol, asset.decimals]))
-  const simulator = config.simulator
-    ? await createSimulator(accounts, service, listing, () => clock.nowMs(), config)
-    : undefined
   // Before listening, so charts have their 60 days from the first request on. The stored
   // history is loaded with the simulator off too; only the backfill needs it.
   const candleHistory: HistoryStartup = (
@@ -200,6 +216,19 @@ export async function createExchangeServer(
     )
   tradeArchive.onError((error) =>
     app.log.error({ err: error }, 'trade archive write failed; it is tried again'),
+  )
+  if (fillCatchUp.written > 0)
+    app.log.info(
+      { written: fillCatchUp.written },
+      'wrote the fills a stop left out of the fill archive',
+    )
+  if (fillCatchUp.gaps.length > 0)
+    app.log.warn(
+      { gaps: fillCatchUp.gaps },
+      'the fill archive misses fills of these accounts and markets that the core no longer holds',
+    )
+  fillArchive.onError((error) =>
+    app.log.error({ err: error }, 'fill archive write failed; it is tried again'),
   )
 
   // The roots answer with a short index so that every URL `npm start` prints opens something.
@@ -438,9 +467,27 @@ export async function createExchangeServer(
       await service.drain()
       await service.snapshot() // a clean stop restarts without replaying
       await tradeArchive.close()
+      await fillArchive.close()
       await journal.close()
       await storage.close()
     },
+  }
+}
+
+/** The core's recent fills per account and market, oldest first, of the archived accounts. */
+function* fillPartitions(
+  recent: Iterable<[accountId: number, fills: readonly FillEvent[]]>,
+  unarchived: ReadonlySet<number>,
+): Generator<[FillPartition, FillEvent[]]> {
+  for (const [accountId, fills] of recent) {
+    if (unarchived.has(accountId)) continue
+    const byMarket = new Map<string, FillEvent[]>()
+    for (const fill of fills) {
+      const list = byMarket.get(fill.market) ?? []
+      list.push(fill)
+      byMarket.set(fill.market, list)
+    }
+    for (const [market, list] of byMarket) yield [{ accountId, market }, list]
   }
 }
 

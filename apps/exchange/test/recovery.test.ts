@@ -171,7 +171,7 @@ describe('recovery after kill -9', () => {
     await fourth.stop('SIGTERM')
   }, 60_000)
 
-  it('lists a public trade whose archive write a kill -9 cut off: written again from the journal', async () => {
+  it('lists a public trade and both its fills whose archive writes a kill -9 cut off: written again from the journal', async () => {
     const first = await tradeServers.startTestServer()
     const { alice, bob } = await aliceAndBob(first, '1')
     const ask = await signed(first.url, bob, 'POST', '/v2/order', {
@@ -206,6 +206,13 @@ describe('recovery after kill -9', () => {
     expect(trades).toEqual([
       { id: '1', timestamp: expect.any(Number), amount: '0.20000000', price: '60000', side: 'buy' },
     ])
+    for (const [who, side, taker] of [
+      [alice, 'buy', true],
+      [bob, 'sell', false],
+    ] as const) {
+      const fills: Json = await signed(third.url, who, 'GET', '/v2/trades?market=BTC-EUR')
+      expect(fills).toMatchObject([{ id: '1', side, taker, amount: '0.20000000', price: '60000' }])
+    }
     await third.stop('SIGTERM')
   }, 60_000)
 })

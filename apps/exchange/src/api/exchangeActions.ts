@@ -24,6 +24,7 @@ import type { CandleInterval } from '../core/marketStats.ts'
 import type { OrderRecord } from '../core/orderHistory.ts'
 import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
 import type { SimulatedMarket } from '../simulator/marketSimulator.ts'
+import type { FillArchive } from '../storage/fillArchive.ts'
 import type { TradeArchive, TradeWindow } from '../storage/tradeArchive.ts'
 import {
   isValidAddress,
@@ -81,6 +82,10 @@ export type ExchangeActionDeps = {
   withdrawalDelayMs: number
   /** Every market's public trades (the core keeps only its recent ones). */
   tradeArchive: TradeArchive
+  /** Every account's fills (the core keeps only its recent ones)... */
+  fillArchive: FillArchive
+  /** ...but those of these accounts (the simulator's), whose recent ones the core serves. */
+  unarchivedFillAccounts: ReadonlySet<number>
 }
 
 /** A refusal with its own message (from the engine or core), with the catalogue's HTTP status. */
@@ -539,16 +544,25 @@ export function registerExchangeActions(
       }
       return success(records.map((record) => orderResponse(spec, record.state, record.fills)))
     })
-    .register('privateGetTrades', (params, caller) => {
+    .register('privateGetTrades', async (params, caller) => {
       const accountId = requireCaller(caller)
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
       const query = tradeQuery(params)
       if ('ok' in query) return query
-      const fills = history
-        .fillsOf(accountId, spec.market)
-        .filter((fill) => query.matches(fill.timestamp, fill.fillId))
-        .slice(0, query.window.limit)
+      let fills: FillEvent[]
+      if (deps.unarchivedFillAccounts.has(accountId)) {
+        fills = history
+          .fillsOf(accountId, spec.market)
+          .filter((fill) => query.matches(fill.timestamp, fill.fillId))
+          .slice(0, query.window.limit)
+      } else {
+        try {
+          fills = await deps.fillArchive.list(accountId, spec.market, query.window)
+        } catch {
+          return failure(protocolError(101)) // the archive's store cannot be read
+        }
+      }
       return success(
         fills.map((fill) => ({
           ...fillToWire(spec, fill),

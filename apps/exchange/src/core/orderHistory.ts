@@ -28,7 +28,8 @@ export const recentTradesPerMarketMax = 1_000
 /**
  * Orders and fills kept per account. Open orders are always kept; beyond this the oldest closed
  * orders and fills are forgotten, so memory stays bounded under the simulator's steady flow.
- * (Full history belongs in SQL projections; see apps/exchange/README.md.)
+ * Every fill is also in the fill archive (src/storage/fillArchive.ts); closed orders beyond
+ * this are gone (apps/exchange/README.md).
  */
 export const ordersPerAccountMax = 5_000
 export const fillsPerAccountMax = 5_000
@@ -276,6 +277,11 @@ export class OrderHistory {
   fillsOf(accountId: number, market?: string): FillEvent[] {
     const fills = this.#fillsByAccount.get(accountId) ?? []
     return fills.filter((fill) => market === undefined || fill.market === market).reverse()
+  }
+
+  /** Every account's recent fills, oldest first (the fill archive's catch-up reads them). */
+  recentFills(): IterableIterator<[accountId: number, fills: readonly FillEvent[]]> {
+    return this.#fillsByAccount.entries()
   }
 
   /** Every market's recent public trades, oldest first (the trade archive's catch-up reads them). */

@@ -93,13 +93,18 @@ export class MarketSimulator {
     })
   }
 
+  /** The simulated maker's and taker's accounts. */
+  get accountIds(): readonly number[] {
+    return [this.#options.makerAccountId, this.#options.takerAccountId]
+  }
+
   /** Funds the simulated accounts when they have nothing yet (journaled deposits, one commit). */
   async fund(): Promise<void> {
     const ledger = this.#service.core.ledger
     const deposits: Promise<unknown>[] = []
     const assets = new Map<string, number>([['EUR', 2]])
     for (const market of this.#markets) assets.set(market.spec.base, market.spec.quantityDecimals)
-    for (const accountId of [this.#options.makerAccountId, this.#options.takerAccountId]) {
+    for (const accountId of this.accountIds) {
       for (const [asset, decimals] of assets) {
         if (ledger.balance(accountId, asset).available > 0n) continue
         const market = this.#markets.find((state) => state.spec.base === asset)

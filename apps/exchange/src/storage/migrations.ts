@@ -126,6 +126,31 @@ export const migrations: readonly Migration[] = [
       'create index public_trades_by_time on public_trades (market, timestamp_ms, trade_id)',
     ],
   },
+  {
+    version: 7,
+    name: 'account fills archive',
+    sql: [
+      // Every account's fills for GET /trades (src/storage/fillArchive.ts). On the embedded
+      // default they are kept in fills.sqlite instead, and this table stays empty.
+      `create table account_fills (
+        account_id bigint not null,
+        market text not null,
+        fill_id bigint not null,
+        order_id text not null,
+        client_order_id text,
+        timestamp_ms bigint not null,
+        side text not null,
+        price bigint not null,
+        amount bigint not null,
+        quote bigint not null,
+        taker boolean not null,
+        fee bigint not null,
+        fee_currency text not null,
+        primary key (account_id, market, fill_id)
+      )`,
+      'create index account_fills_by_time on account_fills (account_id, market, timestamp_ms, fill_id)',
+    ],
+  },
 ]
 
 /** Applies the migrations not yet applied (all of `list`, by default every migration). */

@@ -15,6 +15,9 @@
 // Events fall into partitions (a market's trades; an account's fills in one market), and within
 // one their ids rise with time: a listing is a window of one partition, newest first.
 
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import type { SqlDriver, SqlParam } from './sqlDriver.ts'
+
 /** Inclusive bounds of a listing, newest first, at most `limit`. */
 export type ArchiveWindow = {
   startMs: number
@@ -203,4 +206,50 @@ export abstract class ProjectionArchive<Event, Partition> {
   /** The newest archived id of a partition, 0 for none (one step down the primary key). */
   protected abstract newestId(partition: Partition): Promise<number>
   protected abstract closeStore(): Promise<void>
+}
+
+/** Runs `insert` once per row in one SQLite transaction: all the rows, or none of them. */
+export function insertInSqliteTransaction(
+  db: DatabaseSync,
+  insert: StatementSync,
+  rows: readonly (readonly SqlParam[])[],
+): void {
+  db.exec('begin')
+  try {
+    for (const row of rows) insert.run(...(row as (string | number | null)[]))
+    db.exec('commit')
+  } catch (error) {
+    if (db.isTransaction) db.exec('rollback')
+    throw error
+  }
+}
+
+/** PostgreSQL's limit on the parameters of one statement. */
+const sqlParametersMax = 65_535
+
+/**
+ * Inserts rows in one transaction, as few statements as PostgreSQL's parameter limit allows; a
+ * row already there (a catch-up after a crash) is the same event and is kept as it is.
+ */
+export async function insertIgnoringDuplicates(
+  driver: SqlDriver,
+  table: string,
+  columns: string,
+  rows: readonly (readonly SqlParam[])[],
+): Promise<void> {
+  const width = columns.split(',').length
+  const rowsPerStatement = Math.floor(sqlParametersMax / width)
+  await driver.transaction(async (tx) => {
+    for (let from = 0; from < rows.length; from += rowsPerStatement) {
+      const chunk = rows.slice(from, from + rowsPerStatement)
+      const values = chunk.map((_, index) => {
+        const placeholders = Array.from({ length: width }, (_, at) => `$${index * width + at + 1}`)
+        return `(${placeholders.join(', ')})`
+      })
+      await tx.query(
+        `insert into ${table} (${columns}) values ${values.join(', ')} on conflict do nothing`,
+        chunk.flat(),
+      )
+    }
+  })
 }

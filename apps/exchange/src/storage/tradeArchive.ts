@@ -16,7 +16,12 @@ import type { Worker } from 'node:worker_threads'
 import type { Side, TradeEvent } from '@polder/engine'
 import { startCheckpointer, stopCheckpointer } from './journalBackends.ts'
 import type { StorageLocation } from './openStorage.ts'
-import { type ArchiveWindow, ProjectionArchive } from './projectionArchive.ts'
+import {
+  type ArchiveWindow,
+  insertIgnoringDuplicates,
+  insertInSqliteTransaction,
+  ProjectionArchive,
+} from './projectionArchive.ts'
 import type { SqlDriver } from './sqlDriver.ts'
 
 /** Inclusive bounds of a listing, newest first, at most `limit`. */
@@ -188,14 +193,7 @@ export class SqliteTradeArchive extends TradeArchive {
   }
 
   protected async insert(trades: readonly TradeEvent[]): Promise<void> {
-    this.#db.exec('begin')
-    try {
-      for (const trade of trades) this.#insert.run(...columnsOf(trade))
-      this.#db.exec('commit')
-    } catch (error) {
-      if (this.#db.isTransaction) this.#db.exec('rollback')
-      throw error
-    }
+    insertInSqliteTransaction(this.#db, this.#insert, trades.map(columnsOf))
   }
 
   protected async select(market: string, window: TradeWindow): Promise<TradeEvent[]> {
@@ -216,9 +214,6 @@ export class SqliteTradeArchive extends TradeArchive {
   }
 }
 
-/** Rows one insert statement carries (six parameters each, under PostgreSQL's 65,535). */
-const insertRowsMax = 5_000
-
 /** The archive in the `public_trades` table of a SQL database (migration 6). */
 export class SqlTradeArchive extends TradeArchive {
   readonly kind = 'sql'
@@ -229,21 +224,13 @@ export class SqlTradeArchive extends TradeArchive {
     this.#driver = driver
   }
 
-  protected async insert(trades: readonly TradeEvent[]): Promise<void> {
-    await this.#driver.transaction(async (tx) => {
-      for (let from = 0; from < trades.length; from += insertRowsMax) {
-        const chunk = trades.slice(from, from + insertRowsMax)
-        const values = chunk.map((_, index) => {
-          const at = index * 6
-          return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6})`
-        })
-        await tx.query(
-          `insert into public_trades (${selectColumns}) values ${values.join(', ')}
-           on conflict do nothing`,
-          chunk.flatMap(columnsOf),
-        )
-      }
-    })
+  protected insert(trades: readonly TradeEvent[]): Promise<void> {
+    return insertIgnoringDuplicates(
+      this.#driver,
+      'public_trades',
+      selectColumns,
+      trades.map(columnsOf),
+    )
   }
 
   protected async select(market: string, window: TradeWindow): Promise<TradeEvent[]> {

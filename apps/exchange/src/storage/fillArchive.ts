@@ -1,0 +1,257 @@
+// Every account's fills, kept for `GET /trades` (and `privateGetTrades`) beyond what the core
+// holds in memory (the newest 5,000 to 10,000 per account): an account's whole trading record,
+// as a trader needs it for their accounts and their taxes. A projection of durable fills, fed
+// after each journal commit, written in batches, never pruned; how it queues, writes, lists and
+// catches up after a crash: projectionArchive.ts.
+//
+// - Embedded default: `fills.sqlite` in the data directory (node:sqlite, WAL), as the trade
+//   archive and for the same reason.
+// - PostgreSQL (DATABASE_URL): the `account_fills` table (migration 7).
+//
+// Partitions are an account's fills in one market: their ids are the market's trade ids, which
+// rise with time, so a listing turns its time window into ids first, as the trade archive does.
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import type { Worker } from 'node:worker_threads'
+import type { FillEvent, Side } from '@polder/engine'
+import { startCheckpointer, stopCheckpointer } from './journalBackends.ts'
+import type { StorageLocation } from './openStorage.ts'
+import {
+  type ArchiveWindow,
+  insertIgnoringDuplicates,
+  insertInSqliteTransaction,
+  ProjectionArchive,
+} from './projectionArchive.ts'
+import type { SqlDriver } from './sqlDriver.ts'
+
+/** One account's fills in one market. */
+export type FillPartition = { accountId: number; market: string }
+
+type Row = {
+  account_id: number | string
+  market: string
+  fill_id: number | string
+  order_id: string
+  client_order_id: string | null
+  timestamp_ms: number | string
+  side: string
+  price: number | string
+  amount: number | string
+  quote: number | string
+  taker: number | boolean
+  fee: number | string
+  fee_currency: string
+}
+
+const columns =
+  'account_id, market, fill_id, order_id, client_order_id, timestamp_ms, side, price, amount, quote, taker, fee, fee_currency'
+const columnCount = 13
+
+function fillOf(row: Row): FillEvent {
+  return {
+    type: 'fill',
+    market: row.market,
+    orderId: row.order_id,
+    clientOrderId: row.client_order_id,
+    accountId: Number(row.account_id),
+    fillId: Number(row.fill_id),
+    timestamp: Number(row.timestamp_ms),
+    side: row.side as Side,
+    price: Number(row.price),
+    amount: Number(row.amount),
+    quote: Number(row.quote),
+    taker: row.taker === true || row.taker === 1,
+    fee: Number(row.fee),
+    feeCurrency: row.fee_currency,
+  }
+}
+
+/** A fill's values in the order of `columns` (`taker` as 0/1 for SQLite, a boolean for SQL). */
+function valuesOf<Taker extends number | boolean>(fill: FillEvent, taker: Taker) {
+  return [
+    fill.accountId,
+    fill.market,
+    fill.fillId,
+    fill.orderId,
+    fill.clientOrderId,
+    fill.timestamp,
+    fill.side,
+    fill.price,
+    fill.amount,
+    fill.quote,
+    taker,
+    fill.fee,
+    fill.feeCurrency,
+  ] as const
+}
+
+/** Fills, partitioned by account and market. */
+export abstract class FillArchive extends ProjectionArchive<FillEvent, FillPartition> {
+  constructor(options: { queueMax?: number } = {}) {
+    super('fill', options)
+  }
+
+  protected idOf(fill: FillEvent): number {
+    return fill.fillId
+  }
+
+  protected timeOf(fill: FillEvent): number {
+    return fill.timestamp
+  }
+
+  protected isIn(fill: FillEvent, partition: FillPartition): boolean {
+    return fill.accountId === partition.accountId && fill.market === partition.market
+  }
+
+  /** An account's fills in one market in the window, newest first, written or still waiting. */
+  list(accountId: number, market: string, window: ArchiveWindow): Promise<FillEvent[]> {
+    return this.listIn({ accountId, market }, window)
+  }
+}
+
+/** The archive in a SQLite file (or in memory when `path` is undefined). */
+export class SqliteFillArchive extends FillArchive {
+  readonly kind = 'sqlite'
+  readonly #db: DatabaseSync
+  readonly #insert: StatementSync
+  readonly #select: StatementSync
+  readonly #newest: StatementSync
+  readonly #checkpointer: Worker | undefined
+
+  constructor(path: string | undefined) {
+    super()
+    this.#db = new DatabaseSync(path ?? ':memory:')
+    this.#db.exec(`
+      pragma journal_mode = wal;
+      pragma synchronous = normal;
+      pragma wal_autocheckpoint = ${path === undefined ? 1000 : 0};
+      create table if not exists account_fills (
+        account_id integer not null,
+        market text not null,
+        fill_id integer not null,
+        order_id text not null,
+        client_order_id text,
+        timestamp_ms integer not null,
+        side text not null,
+        price integer not null,
+        amount integer not null,
+        quote integer not null,
+        taker integer not null,
+        fee integer not null,
+        fee_currency text not null,
+        primary key (account_id, market, fill_id)
+      ) strict, without rowid;
+      create index if not exists account_fills_by_time
+        on account_fills (account_id, market, timestamp_ms);
+    `)
+    // A fill already written (a catch-up after a crash) is the same fill: kept as it is.
+    this.#insert = this.#db.prepare(
+      `insert or ignore into account_fills (${columns})
+       values (${Array.from({ length: columnCount }, () => '?').join(', ')})`,
+    )
+    // The time window turned into ids first (see SqliteTradeArchive for why).
+    this.#select = this.#db.prepare(
+      `select ${columns} from account_fills
+        where account_id = :accountId and market = :market
+          and fill_id between
+            max(:fromId, coalesce((select fill_id from account_fills
+              where account_id = :accountId and market = :market and timestamp_ms >= :startMs
+              order by timestamp_ms, fill_id limit 1), :toId + 1))
+            and
+            min(:toId, coalesce((select fill_id from account_fills
+              where account_id = :accountId and market = :market and timestamp_ms <= :endMs
+              order by timestamp_ms desc, fill_id desc limit 1), -1))
+          and timestamp_ms between :startMs and :endMs
+        order by fill_id desc limit :limit`,
+    )
+    this.#newest = this.#db.prepare(
+      'select max(fill_id) as fill_id from account_fills where account_id = ? and market = ?',
+    )
+    if (path !== undefined) this.#checkpointer = startCheckpointer(path, 1_000)
+  }
+
+  protected async insert(fills: readonly FillEvent[]): Promise<void> {
+    const rows = fills.map((fill) => valuesOf(fill, fill.taker ? 1 : 0))
+    insertInSqliteTransaction(this.#db, this.#insert, rows)
+  }
+
+  protected async select(partition: FillPartition, window: ArchiveWindow): Promise<FillEvent[]> {
+    return (this.#select.all({ ...partition, ...window }) as Row[]).map(fillOf)
+  }
+
+  protected async newestId(partition: FillPartition): Promise<number> {
+    const row = this.#newest.get(partition.accountId, partition.market) as {
+      fill_id: number | null
+    }
+    return Number(row.fill_id ?? 0)
+  }
+
+  protected async closeStore(): Promise<void> {
+    await stopCheckpointer(this.#checkpointer)
+    if (this.#db.isOpen) this.#db.close()
+  }
+}
+
+/** The archive in the `account_fills` table of a SQL database (migration 7). */
+export class SqlFillArchive extends FillArchive {
+  readonly kind = 'sql'
+  readonly #driver: SqlDriver
+
+  constructor(driver: SqlDriver, options: { queueMax?: number } = {}) {
+    super(options)
+    this.#driver = driver
+  }
+
+  protected insert(fills: readonly FillEvent[]): Promise<void> {
+    const rows = fills.map((fill) => valuesOf(fill, fill.taker))
+    return insertIgnoringDuplicates(this.#driver, 'account_fills', columns, rows)
+  }
+
+  protected async select(partition: FillPartition, window: ArchiveWindow): Promise<FillEvent[]> {
+    const rows = await this.#driver.query<Row>(
+      `select ${columns} from account_fills
+        where account_id = $1 and market = $2
+          and fill_id between
+            greatest($5::bigint, coalesce((select fill_id from account_fills
+              where account_id = $1 and market = $2 and timestamp_ms >= $3
+              order by timestamp_ms, fill_id limit 1), $6::bigint + 1))
+            and
+            least($6::bigint, coalesce((select fill_id from account_fills
+              where account_id = $1 and market = $2 and timestamp_ms <= $4
+              order by timestamp_ms desc, fill_id desc limit 1), -1))
+          and timestamp_ms between $3 and $4
+        order by fill_id desc limit $7`,
+      [
+        partition.accountId,
+        partition.market,
+        window.startMs,
+        window.endMs,
+        window.fromId,
+        window.toId,
+        window.limit,
+      ],
+    )
+    return rows.map(fillOf)
+  }
+
+  protected async newestId(partition: FillPartition): Promise<number> {
+    const [row] = await this.#driver.query<{ fill_id: string | number | null }>(
+      'select max(fill_id) as fill_id from account_fills where account_id = $1 and market = $2',
+      [partition.accountId, partition.market],
+    )
+    return Number(row?.fill_id ?? 0)
+  }
+
+  protected async closeStore(): Promise<void> {
+    // The driver belongs to the caller.
+  }
+}
+
+/** The fill archive of a storage location: a SQLite file beside an embedded database. */
+export function openFillArchive(location: StorageLocation, driver: SqlDriver): FillArchive {
+  if (location.kind === 'postgres') return new SqlFillArchive(driver)
+  if (location.dataDir === undefined) return new SqliteFillArchive(undefined)
+  mkdirSync(location.dataDir, { recursive: true })
+  return new SqliteFillArchive(join(location.dataDir, 'fills.sqlite'))
+}

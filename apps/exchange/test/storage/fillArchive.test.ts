@@ -1,0 +1,139 @@
+// The fill archive on each of its stores: the SQLite file of the embedded default, and the
+// `account_fills` table of a SQL database (PGlite always, PostgreSQL when TEST_DATABASE_URL is
+// set). The queue, retries and overflow it shares with the trade archive are tested there.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FillEvent } from '@polder/engine'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import {
+  type FillArchive,
+  type FillPartition,
+  SqlFillArchive,
+  SqliteFillArchive,
+} from '../../src/storage/fillArchive.ts'
+import { openStorage } from '../../src/storage/openStorage.ts'
+import type { ArchiveWindow } from '../../src/storage/projectionArchive.ts'
+import { removeEmptyEmbeddedDir, storageTargets } from './storageTargets.ts'
+
+afterAll(removeEmptyEmbeddedDir)
+
+const cleanups: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+type Store = { name: string; open(): Promise<FillArchive> }
+
+const stores: Store[] = [
+  {
+    name: 'SQLite file (embedded default)',
+    async open() {
+      const dir = mkdtempSync(join(tmpdir(), 'polder-fills-'))
+      const archive = new SqliteFillArchive(join(dir, 'fills.sqlite'))
+      cleanups.push(async () => {
+        await archive.close()
+        rmSync(dir, { recursive: true, force: true })
+      })
+      return archive
+    },
+  },
+  ...storageTargets.map(
+    (target): Store => ({
+      name: `SQL table on ${target.name}`,
+      async open() {
+        const { location, cleanup } = await target.create()
+        const driver = await openStorage(location)
+        const archive = new SqlFillArchive(driver)
+        cleanups.push(async () => {
+          await archive.close()
+          await driver.close()
+          await cleanup()
+        })
+        return archive
+      },
+    }),
+  ),
+]
+
+const t0 = Date.UTC(2026, 10, 20)
+
+function fill(accountId: number, market: string, fillId: number, taker = fillId % 2 === 0) {
+  return {
+    type: 'fill',
+    market,
+    orderId: `00000000-0000-4000-8000-${String(fillId).padStart(12, '0')}`,
+    clientOrderId: fillId % 3 === 0 ? `client-${fillId}` : null,
+    accountId,
+    fillId,
+    timestamp: t0 + fillId * 1_000,
+    side: taker ? 'buy' : 'sell',
+    price: 50_000 + fillId,
+    amount: 1_000 * fillId,
+    quote: 7 * fillId,
+    taker,
+    fee: taker ? 25 : -3, // a maker rebate is negative
+    feeCurrency: 'EUR',
+  } satisfies FillEvent
+}
+
+const everything: ArchiveWindow = {
+  startMs: 0,
+  endMs: Number.MAX_SAFE_INTEGER,
+  fromId: 0,
+  toId: Number.MAX_SAFE_INTEGER,
+  limit: 1000,
+}
+const ids = (fills: readonly FillEvent[]) => fills.map((one) => one.fillId)
+
+describe.each(stores)('fill archive: $name', (store) => {
+  it('lists one account in one market, newest first, in the window, every field as it went in', async () => {
+    const archive = await store.open()
+    for (let id = 1; id <= 20; id += 1) archive.add(fill(1, 'BTC-EUR', id))
+    archive.add(fill(2, 'BTC-EUR', 21)) // the other side of someone's trade
+    archive.add(fill(1, 'ETH-EUR', 1))
+    const waiting = await archive.list(1, 'BTC-EUR', everything)
+    await archive.flush()
+    const written = await archive.list(1, 'BTC-EUR', everything)
+    for (const listed of [waiting, written]) {
+      expect(ids(listed)).toEqual(Array.from({ length: 20 }, (_, index) => 20 - index))
+      expect(listed[0]).toEqual(fill(1, 'BTC-EUR', 20))
+      expect(listed[2]).toEqual(fill(1, 'BTC-EUR', 18)) // a client order id
+      expect(listed[1]).toEqual(fill(1, 'BTC-EUR', 19)) // a maker, with its rebate
+    }
+    expect(
+      ids(
+        await archive.list(1, 'BTC-EUR', { ...everything, startMs: t0 + 5_000, endMs: t0 + 8_000 }),
+      ),
+    ).toEqual([8, 7, 6, 5])
+    expect(ids(await archive.list(1, 'BTC-EUR', { ...everything, toId: 10, limit: 3 }))).toEqual([
+      10, 9, 8,
+    ])
+    expect(ids(await archive.list(2, 'BTC-EUR', everything))).toEqual([21])
+    expect(ids(await archive.list(1, 'ETH-EUR', everything))).toEqual([1])
+    expect(await archive.list(3, 'BTC-EUR', everything)).toEqual([])
+  })
+
+  it('catches up per account and market on the fills newer than its newest, once', async () => {
+    const archive = await store.open()
+    for (let id = 1; id <= 3; id += 1) archive.add(fill(1, 'BTC-EUR', id))
+    await archive.flush()
+    const recent: [FillPartition, FillEvent[]][] = [
+      [{ accountId: 1, market: 'BTC-EUR' }, [2, 3, 4, 5].map((id) => fill(1, 'BTC-EUR', id))],
+      [{ accountId: 2, market: 'BTC-EUR' }, [4].map((id) => fill(2, 'BTC-EUR', id))],
+    ]
+    expect(await archive.catchUp(recent)).toEqual({ written: 3, gaps: [] })
+    expect(ids(await archive.list(1, 'BTC-EUR', everything))).toEqual([5, 4, 3, 2, 1])
+    expect(ids(await archive.list(2, 'BTC-EUR', everything))).toEqual([4])
+    expect(await archive.catchUp(recent)).toEqual({ written: 0, gaps: [] })
+  })
+
+  it('keeps one row per fill when a fill is written twice', async () => {
+    const archive = await store.open()
+    archive.add(fill(1, 'BTC-EUR', 1))
+    await archive.flush()
+    archive.add(fill(1, 'BTC-EUR', 1))
+    await archive.flush()
+    expect(ids(await archive.list(1, 'BTC-EUR', everything))).toEqual([1])
+  })
+})
