@@ -86,10 +86,20 @@ function valuesOf<Taker extends number | boolean>(fill: FillEvent, taker: Taker)
   ] as const
 }
 
+/**
+ * Fills are written a second apart, not the trade archive's 100 ms: a write's cost is mostly the
+ * pages it changes, and an account's fills are spread over the table by account, so that larger,
+ * rarer batches cost less per fill (measured: 12.5 µs a fill in batches of 500, 3.7 in batches of
+ * 5,000). A listing does not wait for the write, and a crash loses nothing the core's memory
+ * cannot give back: it keeps 5,000 or more fills per account, and no account makes that many in
+ * a second (104: 100 orders a second at the most).
+ */
+const fillFlushIntervalMs = 1_000
+
 /** Fills, partitioned by account and market. */
 export abstract class FillArchive extends ProjectionArchive<FillEvent, FillPartition> {
   constructor(options: { queueMax?: number } = {}) {
-    super('fill', options)
+    super('fill', { flushIntervalMs: fillFlushIntervalMs, ...options })
   }
 
   protected idOf(fill: FillEvent): number {
@@ -117,6 +127,8 @@ export class SqliteFillArchive extends FillArchive {
   readonly #insert: StatementSync
   readonly #select: StatementSync
   readonly #newest: StatementSync
+  readonly #atOrAfter: StatementSync
+  readonly #atOrBefore: StatementSync
   readonly #checkpointer: Worker | undefined
 
   constructor(path: string | undefined) {
@@ -142,28 +154,28 @@ export class SqliteFillArchive extends FillArchive {
         fee_currency text not null,
         primary key (account_id, market, fill_id)
       ) strict, without rowid;
-      create index if not exists account_fills_by_time
-        on account_fills (account_id, market, timestamp_ms);
     `)
     // A fill already written (a catch-up after a crash) is the same fill: kept as it is.
     this.#insert = this.#db.prepare(
       `insert or ignore into account_fills (${columns})
        values (${Array.from({ length: columnCount }, () => '?').join(', ')})`,
     )
-    // The time window turned into ids first (see SqliteTradeArchive for why).
+    // No index by time (a second index spread by account doubled the cost of a write): a time
+    // window is turned into ids by a binary search down the primary key (`#idBounds`).
     this.#select = this.#db.prepare(
       `select ${columns} from account_fills
         where account_id = :accountId and market = :market
-          and fill_id between
-            max(:fromId, coalesce((select fill_id from account_fills
-              where account_id = :accountId and market = :market and timestamp_ms >= :startMs
-              order by timestamp_ms, fill_id limit 1), :toId + 1))
-            and
-            min(:toId, coalesce((select fill_id from account_fills
-              where account_id = :accountId and market = :market and timestamp_ms <= :endMs
-              order by timestamp_ms desc, fill_id desc limit 1), -1))
+          and fill_id between :fromId and :toId
           and timestamp_ms between :startMs and :endMs
         order by fill_id desc limit :limit`,
+    )
+    this.#atOrAfter = this.#db.prepare(
+      `select fill_id, timestamp_ms from account_fills
+        where account_id = ? and market = ? and fill_id >= ? order by fill_id limit 1`,
+    )
+    this.#atOrBefore = this.#db.prepare(
+      `select fill_id, timestamp_ms from account_fills
+        where account_id = ? and market = ? and fill_id <= ? order by fill_id desc limit 1`,
     )
     this.#newest = this.#db.prepare(
       'select max(fill_id) as fill_id from account_fills where account_id = ? and market = ?',
@@ -177,7 +189,47 @@ export class SqliteFillArchive extends FillArchive {
   }
 
   protected async select(partition: FillPartition, window: ArchiveWindow): Promise<FillEvent[]> {
-    return (this.#select.all({ ...partition, ...window }) as Row[]).map(fillOf)
+    const [fromId, toId] = this.#idBounds(partition, window)
+    if (fromId > toId) return []
+    return (this.#select.all({ ...partition, ...window, fromId, toId }) as Row[]).map(fillOf)
+  }
+
+  /**
+   * The window's id range narrowed to its time window: fill ids rise with time in a partition,
+   * so the first fill at or after `startMs` and the last at or before `endMs` are found by a
+   * binary search over ids, each step one seek down the primary key (some 50 steps at most,
+   * each a few microseconds). Without it, a window far in the past walks every newer fill.
+   */
+  #idBounds(partition: FillPartition, window: ArchiveWindow): [number, number] {
+    const { accountId, market } = partition
+    type Probe = { fill_id: number; timestamp_ms: number } | undefined
+    let low = window.fromId
+    let high = window.toId
+    if (window.startMs > 0) {
+      // The smallest id whose first fill at or after it is at or after startMs.
+      let from = low
+      let to = high + 1
+      while (from < to) {
+        const middle = from + Math.floor((to - from) / 2)
+        const found = this.#atOrAfter.get(accountId, market, middle) as Probe
+        if (found === undefined || found.timestamp_ms >= window.startMs) to = middle
+        else from = found.fill_id + 1
+      }
+      low = from
+    }
+    if (window.endMs < Number.MAX_SAFE_INTEGER) {
+      // The largest id whose last fill at or before it is at or before endMs.
+      let from = low - 1
+      let to = high
+      while (from < to) {
+        const middle = to - Math.floor((to - from) / 2)
+        const found = this.#atOrBefore.get(accountId, market, middle) as Probe
+        if (found === undefined || found.timestamp_ms <= window.endMs) from = middle
+        else to = found.fill_id - 1
+      }
+      high = to
+    }
+    return [low, high]
   }
 
   protected async newestId(partition: FillPartition): Promise<number> {

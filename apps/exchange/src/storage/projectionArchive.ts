@@ -3,8 +3,8 @@
 // whose reads take the written rows and the ones still waiting, so that an event a client was
 // told of is listed whether or not its write has succeeded yet.
 //
-// - An event is written within `archiveFlushIntervalMs`, in one transaction with the others that
-//   came meanwhile, at most `archiveWriteRowsMax` a transaction with the event loop running in
+// - An event is written within its archive's flush interval (100 ms by default), in one
+//   transaction with the others that came meanwhile, at most `archiveWriteRowsMax` a transaction with the event loop running in
 //   between.
 // - A failed write is reported and tried again a second later, its events still listed; past
 //   `archiveQueueMax` waiting events the oldest tenth is dropped, and that is reported once.
@@ -27,8 +27,8 @@ export type ArchiveWindow = {
   limit: number
 }
 
-/** Waiting events are written this long after the first of them arrives. */
-export const archiveFlushIntervalMs = 100
+/** Waiting events are written this long after the first of them arrives, by default. */
+const archiveFlushIntervalMs = 100
 /** How long after a failed write it is tried again. */
 const archiveRetryMs = 1_000
 /** Events kept waiting while writes fail (an hour of the simulator, 40 s of the heaviest load). */
@@ -51,12 +51,14 @@ export abstract class ProjectionArchive<Event, Partition> {
   #closed = false
   #onError: (error: Error) => void = () => {}
   readonly #queueMax: number
+  readonly #flushIntervalMs: number
   /** What the archive holds one of, for its messages ("trade", "fill"). */
   readonly #noun: string
 
-  constructor(noun: string, options: { queueMax?: number } = {}) {
+  constructor(noun: string, options: { queueMax?: number; flushIntervalMs?: number } = {}) {
     this.#noun = noun
     this.#queueMax = options.queueMax ?? archiveQueueMax
+    this.#flushIntervalMs = options.flushIntervalMs ?? archiveFlushIntervalMs
   }
 
   protected get closed(): boolean {
@@ -68,7 +70,7 @@ export abstract class ProjectionArchive<Event, Partition> {
     this.#onError = listener
   }
 
-  /** Queues a durable event; it is written within `archiveFlushIntervalMs`. */
+  /** Queues a durable event; it is written within the flush interval. */
   add(event: Event): void {
     if (this.#closed) return
     this.#pending.push(event)
@@ -84,7 +86,7 @@ export abstract class ProjectionArchive<Event, Partition> {
         )
       this.#droppedReported = true
     }
-    this.#schedule(this.#failing ? archiveRetryMs : archiveFlushIntervalMs)
+    this.#schedule(this.#failing ? archiveRetryMs : this.#flushIntervalMs)
   }
 
   /** Arms the write timer unless one is armed (or the archive is closed). */

@@ -114,6 +114,50 @@ describe.each(stores)('fill archive: $name', (store) => {
     expect(await archive.list(3, 'BTC-EUR', everything)).toEqual([])
   })
 
+  it('answers any window as a filter over all the fills would, another account in between', async () => {
+    const archive = await store.open()
+    // Account 1's fills are every third trade, at times that rise by 0 to 2 seconds.
+    const mine: FillEvent[] = []
+    let time = t0
+    for (let id = 1; id <= 300; id += 1) {
+      time += (id * 7919) % 3_000 < 1_000 ? 0 : 1_000 * ((id % 2) + 1)
+      const own = { ...fill(id % 3 === 0 ? 1 : 2, 'BTC-EUR', id), timestamp: time }
+      archive.add(own)
+      if (own.accountId === 1) mine.push(own)
+    }
+    await archive.flush()
+    const newestFirst = [...mine].reverse()
+    let seed = 7
+    const next = (below: number) => {
+      seed = (seed * 48_271) % 2_147_483_647
+      return seed % below
+    }
+    // A bound is often exactly some fill's time (several fills share one), else anywhere.
+    const someTime = () =>
+      next(2) === 0 ? mine[next(mine.length)]!.timestamp : time - next(700_000)
+    for (let round = 0; round < 60; round += 1) {
+      const window: ArchiveWindow = {
+        startMs: next(4) === 0 ? 0 : someTime(),
+        endMs: next(4) === 0 ? Number.MAX_SAFE_INTEGER : someTime(),
+        fromId: next(3) === 0 ? 0 : next(320),
+        toId: next(3) === 0 ? Number.MAX_SAFE_INTEGER : next(320),
+        limit: 1 + next(120),
+      }
+      const expected = newestFirst
+        .filter(
+          (one) =>
+            one.timestamp >= window.startMs &&
+            one.timestamp <= window.endMs &&
+            one.fillId >= window.fromId &&
+            one.fillId <= window.toId,
+        )
+        .slice(0, window.limit)
+      expect(ids(await archive.list(1, 'BTC-EUR', window)), JSON.stringify(window)).toEqual(
+        ids(expected),
+      )
+    }
+  })
+
   it('catches up per account and market on the fills newer than its newest, once', async () => {
     const archive = await store.open()
     for (let id = 1; id <= 3; id += 1) archive.add(fill(1, 'BTC-EUR', id))

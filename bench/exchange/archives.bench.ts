@@ -1,0 +1,122 @@
+// The archives on the embedded default: public trades (trades.sqlite) and each account's fills
+// (fills.sqlite). What writing costs the event loop per row, and how long `/{market}/trades` and
+// `GET /trades` reads take at the newest end and far in the past of a partition holding many
+// rows. Prints µs per row and ms per read (median of 50).
+// Run: npm exec -- node bench/exchange/archives.bench.ts [rows per archive]
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { SqliteFillArchive } from '../../apps/exchange/src/storage/fillArchive.ts'
+import type { ArchiveWindow } from '../../apps/exchange/src/storage/projectionArchive.ts'
+import { SqliteTradeArchive } from '../../apps/exchange/src/storage/tradeArchive.ts'
+
+const rowCount = Number(process.argv[2] ?? 300_000)
+/** Trades are written every 100 ms: some 500 at the load bench's 24,000 orders/s. */
+const tradeBatch = 500
+const startMs = Date.UTC(2026, 10, 1)
+const stepMs = 100 // one trade every 100 ms: 300,000 trades are some 8 hours
+/** The fills' other accounts: every 10th fill is the measured account's, the rest 99 others'. */
+const otherAccounts = 99
+
+type Archive<Event> = {
+  add(event: Event): void
+  flush(): Promise<void>
+  close(): Promise<void>
+}
+
+async function measure<Event>(
+  name: string,
+  archive: Archive<Event>,
+  eventOf: (id: number) => Event,
+  list: (window: ArchiveWindow) => Promise<unknown[]>,
+  /** The ids whose rows the measured partition holds. */
+  measuredShare: number,
+  batch: number,
+): Promise<void> {
+  const writeStarted = performance.now()
+  for (let id = 1; id <= rowCount; id += 1) {
+    archive.add(eventOf(id))
+    if (id % batch === 0) await archive.flush()
+  }
+  await archive.flush()
+  const writeUs = ((performance.now() - writeStarted) * 1000) / rowCount
+  const all: ArchiveWindow = {
+    startMs: 0,
+    endMs: Number.MAX_SAFE_INTEGER,
+    fromId: 0,
+    toId: Number.MAX_SAFE_INTEGER,
+    limit: 1000,
+  }
+  const medianMs = async (window: ArchiveWindow) => {
+    const times: number[] = []
+    let rows = 0
+    for (let run = 0; run < 50; run += 1) {
+      const started = performance.now()
+      rows = (await list(window)).length
+      times.push(performance.now() - started)
+    }
+    times.sort((a, b) => a - b)
+    return `${times[25]!.toFixed(2)} ms (${rows} rows)`
+  }
+  const oneHourAt = (fraction: number) => {
+    const from = startMs + Math.floor(rowCount * fraction) * stepMs
+    return { ...all, startMs: from, endMs: from + 3_600_000 }
+  }
+  const endAt = startMs + Math.floor(rowCount * 0.1) * stepMs
+  console.log(
+    `${name}, SQLite, ${rowCount} rows, ${Math.round(rowCount * measuredShare)} in the partition read:`,
+  )
+  console.log(`  written in batches of ${batch}: ${writeUs.toFixed(2)} µs per row`)
+  console.log(`  newest 1,000: ${await medianMs(all)}`)
+  console.log(`  an hour 10% of the way in, 1,000 at most: ${await medianMs(oneHourAt(0.1))}`)
+  console.log(`  an hour half way: ${await medianMs(oneHourAt(0.5))}`)
+  console.log(`  \`end\` alone, 10% of the way in: ${await medianMs({ ...all, endMs: endAt })}`)
+  await archive.close()
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'polder-archives-bench-'))
+const trades = new SqliteTradeArchive(join(dir, 'trades.sqlite'))
+await measure(
+  'trade archive',
+  trades,
+  (id) => ({
+    type: 'trade' as const,
+    market: 'BTC-EUR',
+    tradeId: id,
+    timestamp: startMs + id * stepMs,
+    price: 60_000 + (id % 100),
+    amount: 1_000 + id,
+    side: id % 2 === 0 ? ('buy' as const) : ('sell' as const),
+  }),
+  (window) => trades.list('BTC-EUR', window),
+  1,
+  tradeBatch,
+)
+// Fills are written every second: from a few to thousands at once, as the load goes.
+for (const batch of [500, 5_000]) {
+  const fills = new SqliteFillArchive(join(dir, `fills-${batch}.sqlite`))
+  await measure(
+    'fill archive',
+    fills,
+    (id) => ({
+      type: 'fill' as const,
+      market: 'BTC-EUR',
+      orderId: `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`,
+      clientOrderId: null,
+      accountId: id % 10 === 0 ? 1 : 2 + (id % otherAccounts),
+      fillId: id,
+      timestamp: startMs + id * stepMs,
+      side: id % 2 === 0 ? ('buy' as const) : ('sell' as const),
+      price: 60_000 + (id % 100),
+      amount: 1_000 + id,
+      quote: (60_000 + (id % 100)) * (1_000 + id),
+      taker: id % 2 === 0,
+      fee: 25,
+      feeCurrency: 'EUR',
+    }),
+    (window) => fills.list(1, 'BTC-EUR', window),
+    0.1,
+    batch,
+  )
+}
+rmSync(dir, { recursive: true, force: true })
