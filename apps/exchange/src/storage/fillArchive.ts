@@ -91,8 +91,8 @@ function valuesOf<Taker extends number | boolean>(fill: FillEvent, taker: Taker)
  * pages it changes, and an account's fills are spread over the table by account, so that larger,
  * rarer batches cost less per fill (measured: 12.5 µs a fill in batches of 500, 3.7 in batches of
  * 5,000). A listing does not wait for the write, and a crash loses nothing the core's memory
- * cannot give back: it keeps 5,000 or more fills per account, and no account makes that many in
- * a second (104: 100 orders a second at the most).
+ * cannot give back unless one account was filled more than 5,000 times in the lost second (the
+ * core keeps its newest 5,000 or more; the catch-up reports such a gap).
  */
 const fillFlushIntervalMs = 1_000
 
