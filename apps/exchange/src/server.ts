@@ -225,7 +225,7 @@ export async function createExchangeServer(
   if (fillCatchUp.gaps.length > 0)
     app.log.warn(
       { gaps: fillCatchUp.gaps },
-      'the fill archive misses fills of these accounts and markets that the core no longer holds',
+      'the fill archive may miss fills of these accounts and markets that the core no longer holds',
     )
   fillArchive.onError((error) =>
     app.log.error({ err: error }, 'fill archive write failed; it is tried again'),
@@ -415,6 +415,8 @@ export async function createExchangeServer(
     tradePruning,
     adminToken,
     async listen() {
+      // Countdowns that ran out while the server was down go before anyone can trade.
+      await cancelOnDisconnect.tick()
       await app.listen({ host: config.host, port: config.port })
       hub.start()
       simulator?.start()

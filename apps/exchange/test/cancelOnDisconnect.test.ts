@@ -176,6 +176,18 @@ describe('orders in a cancel-on-disconnect group', () => {
     expect((await buy(trader, '100', 3)).json).toMatchObject({ errorCode: 205 })
     expect((await armGroup(trader, 3, 10)).status).toBe(200)
     expect((await buy(trader, '100', 3)).json.status).toBe('new')
+    await armGroup(trader, 3, 0)
+  })
+
+  it('go together when several countdowns run out at once', async () => {
+    await armGroup(trader, 6, 10)
+    await armGroup(trader, 7, 10)
+    const sixth = (await buy(trader, '97', 6)).json
+    const seventh = (await buy(trader, '96', 7)).json
+    offsetMs += 11_000
+    expect(await server.cancelOnDisconnect.tick()).toBe(2)
+    for (const one of [sixth, seventh])
+      expect((await order(trader, one.orderId)).restatementReason).toBe('cancelOnDisconnect')
   })
 
   it('stay when their countdown is stopped with 0 seconds', async () => {
@@ -203,9 +215,10 @@ describe('a countdown across kill -9', () => {
     })
     const signed = async (url: string, method: string, path: string, body?: unknown) =>
       (await signedRequest(url, buyer, method, path, { body })).json
+    // Long enough for the kill and a restart on a busy machine, short enough to wait for.
     const armed = await signed(first.url, 'POST', '/v2/cancelOrdersAfter', {
       codGroupId: 5,
-      expiryAfterSeconds: 10,
+      expiryAfterSeconds: 20,
     })
     const inGroup = await signed(first.url, 'POST', '/v2/order', limitBuy('100', 5))
     const outside = await signed(first.url, 'POST', '/v2/order', limitBuy('101'))
@@ -232,5 +245,5 @@ describe('a countdown across kill -9', () => {
     expect(Number(eur.inOrder)).toBeGreaterThan(0) // the order outside the group still holds
     expect(Number(eur.inOrder)).toBeLessThan(10.2) // 0.1 BTC at 101 EUR plus the fee, no more
     await second.stop('SIGTERM')
-  }, 40_000)
+  }, 60_000)
 })

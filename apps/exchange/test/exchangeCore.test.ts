@@ -145,6 +145,34 @@ describe('exchange core: orders are funded by holds', () => {
     }
   })
 
+  it('a countdown restarted after it ran out, before the task carried it out: its orders go first', () => {
+    const core = coreWithMarket()
+    deposit(core, 1, 'BTC', btc(1))
+    const arm = (timestamp: number, expiresAtMs: number) =>
+      core.apply({ type: 'setCancelDeadline', timestamp, accountId: 1, codGroupId: 3, expiresAtMs })
+    expect(arm(1_000, 10_000).ok).toBe(true)
+    const sell = order(1, { side: 'sell', price: 60_000, amount: sats(0.5), codGroupId: 3 })
+    expect(core.apply(sell).ok).toBe(true)
+    expect(arm(9_999, 20_000)).toMatchObject({ ok: true, events: [] }) // in time: kept
+    expect(core.history.order('BTC-EUR', sell.orderId)?.state.status).toBe('new')
+    expect(arm(20_000, 30_000)).toMatchObject({ ok: true, orderIds: [sell.orderId] }) // too late
+    expect(core.history.order('BTC-EUR', sell.orderId)?.state).toMatchObject({
+      status: 'canceled',
+      restatementReason: 'cancelOnDisconnect',
+    })
+    expect(core.cancelDeadlines.get('1 3')?.expiresAtMs).toBe(30_000) // running again
+    for (const codGroupId of [0, 1001, 2.5])
+      expect(
+        core.apply({
+          type: 'setCancelDeadline',
+          timestamp: 1,
+          accountId: 1,
+          codGroupId,
+          expiresAtMs: 5,
+        }),
+      ).toMatchObject({ ok: false, errorCode: 205 })
+  })
+
   it('an under-funded market buy is refused with 216 before it trades, and nothing changes', () => {
     const core = coreWithMarket()
     deposit(core, 1, 'EUR', eur(100))

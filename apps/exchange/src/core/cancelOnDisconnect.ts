@@ -9,7 +9,7 @@ import { PeriodicTask } from './periodicTask.ts'
 export type CancelOnDisconnectOptions = { nowMs: () => number; tickMs?: number }
 
 /** How often countdowns are checked: orders go at most this long after their deadline. */
-export const cancelOnDisconnectTickMs = 250
+export const cancelOnDisconnectTickMs = 100
 
 export class CancelOnDisconnect {
   readonly #service: ExchangeService
@@ -36,16 +36,18 @@ export class CancelOnDisconnect {
 
   async #cancelExpired(): Promise<number> {
     const nowMs = this.#options.nowMs()
-    let groups = 0
-    for (const { accountId, codGroupId } of this.#service.core.expiredCancelDeadlines(nowMs)) {
-      const outcome = await this.#service.submit({
-        type: 'cancelExpiredGroup',
-        timestamp: nowMs,
-        accountId,
-        codGroupId,
-      })
-      if (outcome.ok) groups += 1
-    }
-    return groups
+    // Submitted together: the core applies them at once, one after the other, and only the
+    // journal commit is waited for (one, not one per group).
+    const outcomes = await Promise.all(
+      this.#service.core.expiredCancelDeadlines(nowMs).map(({ accountId, codGroupId }) =>
+        this.#service.submit({
+          type: 'cancelExpiredGroup',
+          timestamp: nowMs,
+          accountId,
+          codGroupId,
+        }),
+      ),
+    )
+    return outcomes.filter((outcome) => outcome.ok).length
   }
 }

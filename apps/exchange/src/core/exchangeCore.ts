@@ -252,6 +252,10 @@ type OrderShape = {
 
 const openStatuses = new Set(['new', 'partiallyFilled', 'awaitingTrigger'])
 
+function isCodGroupId(value: number): boolean {
+  return Number.isInteger(value) && value >= 1 && value <= 1000
+}
+
 function groupKey(accountId: number, codGroupId: number): string {
   return `${accountId} ${codGroupId}`
 }
@@ -819,13 +823,22 @@ export class ExchangeCore {
   }
 
   #setCancelDeadline(command: SetCancelDeadline): CoreOutcome {
-    const key = groupKey(command.accountId, command.codGroupId)
-    if (command.expiresAtMs === 0) this.cancelDeadlines.delete(key)
-    else {
-      const { accountId, codGroupId, expiresAtMs } = command
-      this.cancelDeadlines.set(key, { accountId, codGroupId, expiresAtMs })
-    }
-    return { ok: true, events: [] }
+    const { accountId, codGroupId, expiresAtMs, timestamp } = command
+    if (!isCodGroupId(codGroupId))
+      return { ok: false, ...protocolError(205, { param: 'codGroupId' }).body }
+    if (!Number.isSafeInteger(expiresAtMs) || expiresAtMs < 0)
+      return { ok: false, ...protocolError(205, { param: 'expiryAfterSeconds' }).body }
+    const key = groupKey(accountId, codGroupId)
+    // A countdown that ran out and was not carried out yet (the task runs every 100 ms, and not
+    // while the server is down) is carried out first: its orders go, whatever comes after.
+    const expired = this.cancelDeadlines.get(key)
+    const canceled =
+      expired !== undefined && expired.expiresAtMs <= timestamp
+        ? this.#cancelGroup(accountId, codGroupId, timestamp)
+        : { ok: true as const, events: [], orderIds: [] }
+    if (expiresAtMs === 0) this.cancelDeadlines.delete(key)
+    else this.cancelDeadlines.set(key, { accountId, codGroupId, expiresAtMs })
+    return canceled
   }
 
   #cancelExpiredGroup(command: CancelExpiredGroup): CoreOutcome {
@@ -833,12 +846,21 @@ export class ExchangeCore {
     const deadline = this.cancelDeadlines.get(key)
     if (deadline === undefined || command.timestamp < deadline.expiresAtMs)
       return { ok: false, ...protocolError(205, { param: 'codGroupId' }).body }
-    this.cancelDeadlines.delete(key)
+    return this.#cancelGroup(command.accountId, command.codGroupId, command.timestamp)
+  }
+
+  /** Ends a group's countdown and cancels its open orders (reason cancelOnDisconnect). */
+  #cancelGroup(
+    accountId: number,
+    codGroupId: number,
+    timestamp: number,
+  ): CoreOutcome & { ok: true } {
+    this.cancelDeadlines.delete(groupKey(accountId, codGroupId))
     const result = this.engine.execute({
       type: 'cancelOrders',
-      timestamp: command.timestamp,
-      accountId: command.accountId,
-      codGroupId: command.codGroupId,
+      timestamp,
+      accountId,
+      codGroupId,
     })
     const events = this.#log.take()
     if (!result.ok) throw new LedgerInvariantError(`group cancel refused: ${result.error}`)

@@ -89,17 +89,26 @@ function valuesOf<Taker extends number | boolean>(fill: FillEvent, taker: Taker)
 /**
  * Fills are written a second apart, not the trade archive's 100 ms: a write's cost is mostly the
  * pages it changes, and an account's fills are spread over the table by account, so that larger,
- * rarer batches cost less per fill (measured: 12.5 µs a fill in batches of 500, 3.7 in batches of
- * 5,000). A listing does not wait for the write, and a crash loses nothing the core's memory
- * cannot give back unless one account was filled more than 5,000 times in the lost second (the
- * core keeps its newest 5,000 or more; the catch-up reports such a gap).
+ * rarer batches cost less per fill (bench/exchange/archives.bench.ts: 6.1 µs a fill in batches
+ * of 500, 2.9 in batches of 5,000). A listing does not wait for the write, and a crash loses
+ * nothing the core's memory cannot give back unless one account was filled more than 5,000 times
+ * in the lost second (the core keeps its newest 5,000 or more; the catch-up names such a gap).
  */
 const fillFlushIntervalMs = 1_000
+/**
+ * Fills per transaction: a second's batch under heavy load is thousands, and one transaction of
+ * them all would hold the event loop for tens of milliseconds; 1,000 hold it 3-6 ms.
+ */
+const fillWriteRowsMax = 1_000
 
 /** Fills, partitioned by account and market. */
 export abstract class FillArchive extends ProjectionArchive<FillEvent, FillPartition> {
   constructor(options: { queueMax?: number } = {}) {
-    super('fill', { flushIntervalMs: fillFlushIntervalMs, ...options })
+    super('fill', {
+      flushIntervalMs: fillFlushIntervalMs,
+      writeRowsMax: fillWriteRowsMax,
+      ...options,
+    })
   }
 
   protected idOf(fill: FillEvent): number {
@@ -112,6 +121,14 @@ export abstract class FillArchive extends ProjectionArchive<FillEvent, FillParti
 
   protected isIn(fill: FillEvent, partition: FillPartition): boolean {
     return fill.accountId === partition.accountId && fill.market === partition.market
+  }
+
+  /**
+   * An account's fill ids skip the market's other trades, so a step says nothing; what the core
+   * holds no longer reaching back to the archive's newest fill does (fills may be missing).
+   */
+  protected missesSome(known: number, recent: readonly FillEvent[]): boolean {
+    return recent[0]!.fillId > known
   }
 
   /** An account's fills in one market in the window, newest first, written or still waiting. */

@@ -4,13 +4,14 @@
 // told of is listed whether or not its write has succeeded yet.
 //
 // - An event is written within its archive's flush interval (100 ms by default), in one
-//   transaction with the others that came meanwhile, at most `archiveWriteRowsMax` a transaction with the event loop running in
-//   between.
+//   transaction with the others that came meanwhile, at most its archive's rows per transaction
+//   (10,000 by default) with the event loop running in between.
 // - A failed write is reported and tried again a second later, its events still listed; past
 //   `archiveQueueMax` waiting events the oldest tenth is dropped, and that is reported once.
-// - A crash loses at most the unwritten batch, some 100 ms of events: on start the server writes
-//   them again from what the core holds in memory (`catchUp`), which its snapshot and the journal
-//   replay rebuild, and which always reaches back past that batch.
+// - A crash loses at most the unwritten batch (one flush interval of events): on start the server
+//   writes them again from what the core holds in memory (`catchUp`), which its snapshot and the
+//   journal replay rebuild, and which reaches back past that batch unless the core has trimmed
+//   a partition's events since (the catch-up names such a partition).
 //
 // Events fall into partitions (a market's trades; an account's fills in one market), and within
 // one their ids rise with time: a listing is a window of one partition, newest first.
@@ -31,10 +32,20 @@ export type ArchiveWindow = {
 const archiveFlushIntervalMs = 100
 /** How long after a failed write it is tried again. */
 const archiveRetryMs = 1_000
-/** Events kept waiting while writes fail (an hour of the simulator, 40 s of the heaviest load). */
+/** Events kept waiting while writes fail (some 40 s of the heaviest load). */
 export const archiveQueueMax = 1_000_000
-/** Events written in one transaction at most. */
+/** Events written in one transaction at most, by default. */
 const archiveWriteRowsMax = 10_000
+/** A catch-up writes what it has queued every this many events (a first start can bring many). */
+const catchUpFlushRows = 50_000
+
+export type ArchiveOptions = {
+  /** Waiting events past which the oldest tenth is dropped. */
+  queueMax?: number
+  flushIntervalMs?: number
+  /** Rows per transaction, the event loop running between them. */
+  writeRowsMax?: number
+}
 
 export abstract class ProjectionArchive<Event, Partition> {
   abstract readonly kind: 'sqlite' | 'sql'
@@ -52,13 +63,15 @@ export abstract class ProjectionArchive<Event, Partition> {
   #onError: (error: Error) => void = () => {}
   readonly #queueMax: number
   readonly #flushIntervalMs: number
+  readonly #writeRowsMax: number
   /** What the archive holds one of, for its messages ("trade", "fill"). */
   readonly #noun: string
 
-  constructor(noun: string, options: { queueMax?: number; flushIntervalMs?: number } = {}) {
+  constructor(noun: string, options: ArchiveOptions = {}) {
     this.#noun = noun
     this.#queueMax = options.queueMax ?? archiveQueueMax
     this.#flushIntervalMs = options.flushIntervalMs ?? archiveFlushIntervalMs
+    this.#writeRowsMax = options.writeRowsMax ?? archiveWriteRowsMax
   }
 
   protected get closed(): boolean {
@@ -100,7 +113,7 @@ export abstract class ProjectionArchive<Event, Partition> {
 
   /**
    * Writes everything queued so far, after any write in progress, in transactions of at most
-   * `archiveWriteRowsMax` with the event loop running in between (a backlog after an outage
+   * the archive's rows per transaction with the event loop running in between (a backlog after an outage
    * does not hold it). A failure is reported through `onError` and retried a second later.
    */
   flush(): Promise<void> {
@@ -108,7 +121,7 @@ export abstract class ProjectionArchive<Event, Partition> {
     this.#timer = undefined
     const write = async (): Promise<void> => {
       while (this.#pending.length > 0) {
-        const batch = this.#pending.splice(0, archiveWriteRowsMax)
+        const batch = this.#pending.splice(0, this.#writeRowsMax)
         this.#writingBatch = batch
         try {
           await this.insert(batch)
@@ -179,9 +192,11 @@ export abstract class ProjectionArchive<Event, Partition> {
         (event) => this.idOf(event) > known && this.timeOf(event) >= keptFromMs,
       )
       if (missing.length === 0) continue
-      if (known > 0 && this.idOf(missing[0]!) > known + 1) gaps.push(partition)
+      if (known > 0 && this.missesSome(known, events, missing[0]!)) gaps.push(partition)
       for (const event of missing) this.add(event)
       written += missing.length
+      // Written as it goes: a first start after an upgrade can bring more than the queue holds.
+      if (this.#pending.length >= catchUpFlushRows) await this.flush().catch(() => {})
     }
     // A store that refuses writes now does not keep the server from starting: the events wait
     // in the queue, and the write is retried.
@@ -199,6 +214,16 @@ export abstract class ProjectionArchive<Event, Partition> {
   }
 
   protected async beforeClose(): Promise<void> {}
+
+  /**
+   * Whether events may be missing between the archive's newest (`known`) and the first one the
+   * core holds beyond it (`firstMissing`); `recent` is all the core holds of the partition.
+   */
+  protected abstract missesSome(
+    known: number,
+    recent: readonly Event[],
+    firstMissing: Event,
+  ): boolean
 
   protected abstract idOf(event: Event): number
   protected abstract timeOf(event: Event): number

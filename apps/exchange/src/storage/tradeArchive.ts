@@ -73,6 +73,11 @@ export abstract class TradeArchive extends ProjectionArchive<TradeEvent, string>
     return trade.market === market
   }
 
+  /** A market's trade ids are consecutive: a step of more than one is a trade missing. */
+  protected missesSome(known: number, _recent: readonly TradeEvent[], first: TradeEvent): boolean {
+    return first.tradeId > known + 1
+  }
+
   /** A market's trades in the window, newest first, written or still waiting. */
   list(market: string, window: TradeWindow): Promise<TradeEvent[]> {
     return this.listIn(market, window)

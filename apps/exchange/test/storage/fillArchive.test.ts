@@ -172,6 +172,23 @@ describe.each(stores)('fill archive: $name', (store) => {
     expect(await archive.catchUp(recent)).toEqual({ written: 0, gaps: [] })
   })
 
+  it('names a partition whose recent fills no longer reach back to its newest, and only that', async () => {
+    const archive = await store.open()
+    for (const id of [1, 5]) archive.add(fill(1, 'BTC-EUR', id))
+    archive.add(fill(2, 'BTC-EUR', 3))
+    await archive.flush()
+    const recent: [FillPartition, FillEvent[]][] = [
+      // An account's ids skip the others' trades: 5 then 9 is no gap, the core still holds 5.
+      [{ accountId: 1, market: 'BTC-EUR' }, [1, 5, 9].map((id) => fill(1, 'BTC-EUR', id))],
+      // The core's oldest (8) is newer than the archive's newest (3): 4 to 7 may be missing.
+      [{ accountId: 2, market: 'BTC-EUR' }, [8, 10].map((id) => fill(2, 'BTC-EUR', id))],
+    ]
+    expect(await archive.catchUp(recent)).toEqual({
+      written: 3,
+      gaps: [{ accountId: 2, market: 'BTC-EUR' }],
+    })
+  })
+
   it('keeps one row per fill when a fill is written twice', async () => {
     const archive = await store.open()
     archive.add(fill(1, 'BTC-EUR', 1))
