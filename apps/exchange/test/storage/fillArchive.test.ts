@@ -14,13 +14,18 @@ import {
 } from '../../src/storage/fillArchive.ts'
 import { openStorage } from '../../src/storage/openStorage.ts'
 import type { ArchiveWindow } from '../../src/storage/projectionArchive.ts'
+import type { SqlDriver } from '../../src/storage/sqlDriver.ts'
 import { removeEmptyEmbeddedDir, storageTargets } from './storageTargets.ts'
-
-afterAll(removeEmptyEmbeddedDir)
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+/** The SQL databases, one per target for the whole file, closed and removed after it. */
+const databases: (() => Promise<void>)[] = []
+afterAll(async () => {
+  for (const close of databases) await close()
+  await removeEmptyEmbeddedDir()
 })
 
 type Store = { name: string; open(): Promise<FillArchive> }
@@ -38,22 +43,30 @@ const stores: Store[] = [
       return archive
     },
   },
-  ...storageTargets.map(
-    (target): Store => ({
+  ...storageTargets.map((target): Store => {
+    // One database for the file, emptied before each test: a new embedded one per test (a
+    // PostgreSQL in WebAssembly each) is seconds of CPU and memory for nothing.
+    let driver: Promise<SqlDriver> | undefined
+    return {
       name: `SQL table on ${target.name}`,
       async open() {
-        const { location, cleanup } = await target.create()
-        const driver = await openStorage(location)
-        const archive = new SqlFillArchive(driver)
-        cleanups.push(async () => {
-          await archive.close()
-          await driver.close()
-          await cleanup()
-        })
+        driver ??= (async () => {
+          const { location, cleanup } = await target.create()
+          const opened = await openStorage(location)
+          databases.push(async () => {
+            await opened.close()
+            await cleanup()
+          })
+          return opened
+        })()
+        const ready = await driver
+        await ready.query('delete from account_fills')
+        const archive = new SqlFillArchive(ready)
+        cleanups.push(() => archive.close())
         return archive
       },
-    }),
-  ),
+    }
+  }),
 ]
 
 const t0 = Date.UTC(2026, 10, 20)
