@@ -4,6 +4,8 @@
 // nobody else's), one stopped with 0, all on a test clock; and, with the real server process, a
 // countdown that outlives a kill -9 and still fires.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import { sign } from '../src/auth/signature.ts'
 import { defaultConfig } from '../src/config.ts'
 import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
@@ -41,6 +43,12 @@ const buy = (who: ApiKey, price: string, codGroupId?: number) =>
   call(who, 'POST', '/v2/order', limitBuy(price, codGroupId))
 const order = async (who: ApiKey, orderId: string): Promise<Json> =>
   (await call(who, 'GET', `/v2/order?market=BTC-EUR&orderId=${orderId}`)).json
+
+/** Waits, at most 5 s, for `done`. */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+}
 
 async function fundedAccount(email: string): Promise<{ accountId: number }> {
   const account = await server.accounts.createAccount(email, 'a long enough password')
@@ -179,7 +187,27 @@ describe('orders in a cancel-on-disconnect group', () => {
     await armGroup(trader, 3, 0)
   })
 
-  it('go together when several countdowns run out at once', async () => {
+  it('go together when several countdowns run out at once, told on the account channel', async () => {
+    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+    const messages: Json[] = []
+    ws.on('message', (data) => messages.push(JSON.parse(data.toString())))
+    await new Promise((resolve) => ws.once('open', resolve))
+    const timestamp = nowMs()
+    ws.send(
+      JSON.stringify({
+        action: 'authenticate',
+        key: trader.key,
+        signature: sign(trader.secret, timestamp, 'GET', '/v2/websocket'),
+        timestamp,
+      }),
+    )
+    ws.send(
+      JSON.stringify({
+        action: 'subscribe',
+        channels: [{ name: 'account', markets: ['BTC-EUR'] }],
+      }),
+    )
+    await until(() => messages.some((message) => message.event === 'subscribed'))
     await armGroup(trader, 6, 10)
     await armGroup(trader, 7, 10)
     const sixth = (await buy(trader, '97', 6)).json
@@ -188,6 +216,14 @@ describe('orders in a cancel-on-disconnect group', () => {
     expect(await server.cancelOnDisconnect.tick()).toBe(2)
     for (const one of [sixth, seventh])
       expect((await order(trader, one.orderId)).restatementReason).toBe('cancelOnDisconnect')
+    const canceledEvent = (one: Json) => (message: Json) =>
+      message.event === 'order' &&
+      message.orderId === one.orderId &&
+      message.status === 'canceled' &&
+      message.restatementReason === 'cancelOnDisconnect'
+    await until(() => [sixth, seventh].every((one) => messages.some(canceledEvent(one))))
+    for (const one of [sixth, seventh]) expect(messages.some(canceledEvent(one))).toBe(true)
+    ws.close()
   })
 
   it('stay when their countdown is stopped with 0 seconds', async () => {
