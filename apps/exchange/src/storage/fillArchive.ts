@@ -304,6 +304,24 @@ export class SqlFillArchive extends FillArchive {
     return rows.map(fillOf)
   }
 
+  /** One round trip for many partitions (a start after a crash asks for every active account). */
+  protected override async newestIds(partitions: readonly FillPartition[]): Promise<number[]> {
+    if (partitions.length === 0) return []
+    const rows = await this.#driver.query<{ fill_id: string | number | null }>(
+      `select (select fill_id from account_fills
+                where account_id = wanted.account_id and market = wanted.market
+                order by fill_id desc limit 1) as fill_id
+         from unnest($1::bigint[], $2::text[]) with ordinality
+           as wanted(account_id, market, position)
+        order by wanted.position`,
+      [
+        `{${partitions.map((partition) => partition.accountId).join(',')}}`,
+        toTextArray(partitions.map((partition) => partition.market)),
+      ],
+    )
+    return rows.map((row) => Number(row.fill_id ?? 0))
+  }
+
   protected async newestId(partition: FillPartition): Promise<number> {
     const [row] = await this.#driver.query<{ fill_id: string | number | null }>(
       'select max(fill_id) as fill_id from account_fills where account_id = $1 and market = $2',
@@ -315,6 +333,11 @@ export class SqlFillArchive extends FillArchive {
   protected async closeStore(): Promise<void> {
     // The driver belongs to the caller.
   }
+}
+
+/** A PostgreSQL array literal of texts (market ids: letters, digits and dashes, quoted anyway). */
+function toTextArray(texts: readonly string[]): string {
+  return `{${texts.map((text) => `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`
 }
 
 /** The fill archive of a storage location: a SQLite file beside an embedded database. */

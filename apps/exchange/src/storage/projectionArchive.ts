@@ -38,6 +38,20 @@ export const archiveQueueMax = 1_000_000
 const archiveWriteRowsMax = 10_000
 /** A catch-up writes what it has queued every this many events (a first start can bring many). */
 const catchUpFlushRows = 50_000
+/** Partitions whose newest ids a catch-up asks for at once. */
+const catchUpPartitionsPerQuery = 1_000
+
+function* chunksOf<Item>(items: Iterable<Item>, size: number): Generator<Item[]> {
+  let chunk: Item[] = []
+  for (const item of items) {
+    chunk.push(item)
+    if (chunk.length === size) {
+      yield chunk
+      chunk = []
+    }
+  }
+  if (chunk.length > 0) yield chunk
+}
 
 export type ArchiveOptions = {
   /** Waiting events past which the oldest tenth is dropped. */
@@ -186,8 +200,25 @@ export abstract class ProjectionArchive<Event, Partition> {
   ): Promise<{ written: number; gaps: Partition[] }> {
     let written = 0
     const gaps: Partition[] = []
-    for (const [partition, events] of recent) {
-      const known = await this.newestId(partition)
+    for (const chunk of chunksOf(recent, catchUpPartitionsPerQuery)) {
+      const knowns = await this.newestIds(chunk.map(([partition]) => partition))
+      written += await this.#catchUpChunk(chunk, knowns, keptFromMs, gaps)
+    }
+    // A store that refuses writes now does not keep the server from starting: the events wait
+    // in the queue, and the write is retried.
+    await this.flush().catch(() => {})
+    return { written, gaps }
+  }
+
+  async #catchUpChunk(
+    chunk: readonly [partition: Partition, events: readonly Event[]][],
+    knowns: readonly number[],
+    keptFromMs: number,
+    gaps: Partition[],
+  ): Promise<number> {
+    let written = 0
+    for (const [index, [partition, events]] of chunk.entries()) {
+      const known = knowns[index]!
       const missing = events.filter(
         (event) => this.idOf(event) > known && this.timeOf(event) >= keptFromMs,
       )
@@ -198,10 +229,7 @@ export abstract class ProjectionArchive<Event, Partition> {
       // Written as it goes: a first start after an upgrade can bring more than the queue holds.
       if (this.#pending.length >= catchUpFlushRows) await this.flush().catch(() => {})
     }
-    // A store that refuses writes now does not keep the server from starting: the events wait
-    // in the queue, and the write is retried.
-    await this.flush().catch(() => {})
-    return { written, gaps }
+    return written
   }
 
   /** Writes what is queued and closes the store (`beforeClose` lets a subclass stop its work). */
@@ -232,6 +260,13 @@ export abstract class ProjectionArchive<Event, Partition> {
   protected abstract select(partition: Partition, window: ArchiveWindow): Promise<Event[]>
   /** The newest archived id of a partition, 0 for none (one step down the primary key). */
   protected abstract newestId(partition: Partition): Promise<number>
+
+  /** `newestId` of each partition; a store reached over a network asks for them at once. */
+  protected async newestIds(partitions: readonly Partition[]): Promise<number[]> {
+    const ids: number[] = []
+    for (const partition of partitions) ids.push(await this.newestId(partition))
+    return ids
+  }
   protected abstract closeStore(): Promise<void>
 }
 

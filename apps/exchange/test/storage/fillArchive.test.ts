@@ -185,6 +185,31 @@ describe.each(stores)('fill archive: $name', (store) => {
     expect(await archive.catchUp(recent)).toEqual({ written: 0, gaps: [] })
   })
 
+  it('catches up 1,200 partitions, each from its own newest (asked for a thousand at a time)', async () => {
+    const archive = await store.open()
+    const partitions = Array.from({ length: 1_200 }, (_, index) => ({
+      accountId: 10 + index,
+      market: index % 2 === 0 ? 'BTC-EUR' : 'ETH-EUR',
+    }))
+    // Partition i already holds fills up to id i % 3 (none when 0); the core holds ids 1 to 3.
+    for (const [index, { accountId, market }] of partitions.entries())
+      for (let id = 1; id <= index % 3; id += 1) archive.add(fill(accountId, market, id))
+    await archive.flush()
+    const recent = partitions.map(
+      ({ accountId, market }) =>
+        [{ accountId, market }, [1, 2, 3].map((id) => fill(accountId, market, id))] as [
+          FillPartition,
+          FillEvent[],
+        ],
+    )
+    const written = partitions.reduce((sum, _, index) => sum + 3 - (index % 3), 0)
+    expect(await archive.catchUp(recent)).toEqual({ written, gaps: [] })
+    for (const index of [0, 1, 2, 999, 1_000, 1_199]) {
+      const { accountId, market } = partitions[index]!
+      expect(ids(await archive.list(accountId, market, everything))).toEqual([3, 2, 1])
+    }
+  })
+
   it('names a partition whose recent fills no longer reach back to its newest, and only that', async () => {
     const archive = await store.open()
     for (const id of [1, 5]) archive.add(fill(1, 'BTC-EUR', id))
