@@ -12,19 +12,16 @@ import {
   SqlFillArchive,
   SqliteFillArchive,
 } from '../../src/storage/fillArchive.ts'
-import { openStorage } from '../../src/storage/openStorage.ts'
 import type { ArchiveWindow } from '../../src/storage/projectionArchive.ts'
-import type { SqlDriver } from '../../src/storage/sqlDriver.ts'
-import { removeEmptyEmbeddedDir, storageTargets } from './storageTargets.ts'
+import { removeEmptyEmbeddedDir, sharedDatabases, storageTargets } from './storageTargets.ts'
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
-/** The SQL databases, one per target for the whole file, closed and removed after it. */
-const databases: (() => Promise<void>)[] = []
+const databases = sharedDatabases()
 afterAll(async () => {
-  for (const close of databases) await close()
+  await databases.closeAll()
   await removeEmptyEmbeddedDir()
 })
 
@@ -43,30 +40,18 @@ const stores: Store[] = [
       return archive
     },
   },
-  ...storageTargets.map((target): Store => {
-    // One database for the file, emptied before each test: a new embedded one per test (a
-    // PostgreSQL in WebAssembly each) is seconds of CPU and memory for nothing.
-    let driver: Promise<SqlDriver> | undefined
-    return {
+  ...storageTargets.map(
+    (target): Store => ({
       name: `SQL table on ${target.name}`,
       async open() {
-        driver ??= (async () => {
-          const { location, cleanup } = await target.create()
-          const opened = await openStorage(location)
-          databases.push(async () => {
-            await opened.close()
-            await cleanup()
-          })
-          return opened
-        })()
-        const ready = await driver
-        await ready.query('delete from account_fills')
-        const archive = new SqlFillArchive(ready)
+        const driver = await databases.open(target)
+        await driver.query('delete from account_fills')
+        const archive = new SqlFillArchive(driver)
         cleanups.push(() => archive.close())
         return archive
       },
-    }
-  }),
+    }),
+  ),
 ]
 
 const t0 = Date.UTC(2026, 10, 20)

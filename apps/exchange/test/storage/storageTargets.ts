@@ -5,7 +5,8 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
-import { openDriver, type StorageLocation } from '../../src/storage/openStorage.ts'
+import { openDriver, openStorage, type StorageLocation } from '../../src/storage/openStorage.ts'
+import type { SqlDriver } from '../../src/storage/sqlDriver.ts'
 
 export type StorageTarget = {
   name: string
@@ -70,4 +71,37 @@ if (databaseUrl) {
   console.log(
     'notice: TEST_DATABASE_URL is unset; the storage suite runs on the embedded database only.',
   )
+}
+
+/**
+ * One migrated database per target for a whole test file, for tests that empty the tables they
+ * use: a new embedded one per test is seconds of CPU, and a process that had opened several
+ * (PostgreSQL in WebAssembly each) once died of a SIGSEGV in CI. `closeAll` after the file.
+ */
+export function sharedDatabases(): {
+  open(target: StorageTarget): Promise<SqlDriver>
+  closeAll(): Promise<void>
+} {
+  const opened = new Map<StorageTarget, Promise<{ driver: SqlDriver; cleanup(): Promise<void> }>>()
+  return {
+    async open(target) {
+      let database = opened.get(target)
+      if (database === undefined) {
+        database = (async () => {
+          const { location, cleanup } = await target.create()
+          return { driver: await openStorage(location), cleanup }
+        })()
+        opened.set(target, database)
+      }
+      return (await database).driver
+    },
+    async closeAll() {
+      for (const database of opened.values()) {
+        const { driver, cleanup } = await database
+        await driver.close()
+        await cleanup()
+      }
+      opened.clear()
+    },
+  }
 }

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TradeEvent } from '@polder/engine'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { openStorage } from '../../src/storage/openStorage.ts'
 import type { SqlDriver } from '../../src/storage/sqlDriver.ts'
 import {
   SqliteTradeArchive,
@@ -15,9 +14,25 @@ import {
   type TradeWindow,
   tradePruneRowsPerStep,
 } from '../../src/storage/tradeArchive.ts'
-import { removeEmptyEmbeddedDir, storageTargets } from './storageTargets.ts'
+import {
+  removeEmptyEmbeddedDir,
+  type StorageTarget,
+  sharedDatabases,
+  storageTargets,
+} from './storageTargets.ts'
 
-afterAll(removeEmptyEmbeddedDir)
+const databases = sharedDatabases()
+afterAll(async () => {
+  await databases.closeAll()
+  await removeEmptyEmbeddedDir()
+})
+
+/** The target's database for this file, its trades deleted. */
+async function emptyDatabase(target: StorageTarget): Promise<SqlDriver> {
+  const driver = await databases.open(target)
+  await driver.query('delete from public_trades')
+  return driver
+}
 
 type Store = { name: string; open(): Promise<TradeArchive> }
 
@@ -54,13 +69,9 @@ const stores: Store[] = [
     (target): Store => ({
       name: `SQL table on ${target.name}`,
       async open() {
-        const { location, cleanup } = await target.create()
-        const driver = await openStorage(location)
-        cleanups.push(async () => {
-          await driver.close()
-          await cleanup()
-        })
-        return new SqlTradeArchive(driver)
+        const archive = new SqlTradeArchive(await emptyDatabase(target))
+        cleanups.push(() => archive.close())
+        return archive
       },
     }),
   ),
@@ -218,13 +229,7 @@ describe('trade archive: catch-up after a crash, within the retention', () => {
 
 describe('trade archive: when its store refuses writes', () => {
   it('lists the waiting trades, reports the failure, and writes them once the store is back', async () => {
-    const target = storageTargets[0]!
-    const { location, cleanup } = await target.create()
-    const driver = await openStorage(location)
-    cleanups.push(async () => {
-      await driver.close()
-      await cleanup()
-    })
+    const driver = await emptyDatabase(storageTargets[0]!)
     let refusing = true
     // The database itself, but its transactions refused while `refusing` (a full disk, say).
     const flaky: SqlDriver = {
@@ -255,12 +260,7 @@ describe('trade archive: when its store refuses writes', () => {
   })
 
   it('drops the oldest waiting trades once its queue is full, and says so once', async () => {
-    const { location, cleanup } = await storageTargets[0]!.create()
-    const driver = await openStorage(location)
-    cleanups.push(async () => {
-      await driver.close()
-      await cleanup()
-    })
+    const driver = await emptyDatabase(storageTargets[0]!)
     const refusing: SqlDriver = {
       kind: driver.kind,
       query: (text, params) => driver.query(text, params),
