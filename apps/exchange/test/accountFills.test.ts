@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { fillsPerAccountMax } from '../src/core/orderHistory.ts'
-import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { tradeManyTimes } from './fixtures/manyTrades.ts'
 import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
 
@@ -27,49 +27,13 @@ beforeAll(async () => {
     { nowMs: () => Date.now() },
   )
   baseUrl = await server.listen()
-  const seller = await server.accounts.createAccount('seller@example.com', 'a long enough password')
-  const buyer = await server.accounts.createAccount('buyer@example.com', 'a long enough password')
-  buyerId = buyer.id
-  sellerKey = await server.accounts.createApiKey(seller.id, ['view'])
-  buyerKey = await server.accounts.createApiKey(buyer.id, ['view'])
-  for (const [accountId, asset, amount] of [
-    [seller.id, 'BTC', toLedgerUnits(20, 0)],
-    [buyer.id, 'EUR', toLedgerUnits(1_000_000, 0)],
-  ] as const) {
-    const deposit = await server.service.submit({
-      type: 'deposit',
-      timestamp: startMs,
-      accountId,
-      asset,
-      amount: amount.toString(),
-      reference: `${asset}-${accountId}`,
-    })
-    expect(deposit.ok).toBe(true)
-  }
-  const order = (accountId: number, side: 'buy' | 'sell', amount: number, index: number) =>
-    server.service.submit({
-      type: 'placeOrder',
-      timestamp: startMs + index,
-      market: 'BTC-EUR',
-      orderId: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
-      accountId,
-      side,
-      orderType: 'limit',
-      amount,
-      price: 60_000,
-      makerFeePpm: 1_500,
-      takerFeePpm: 2_500,
-    })
-  // One large ask, then buys that each take a little of it: one fill for each side each time.
-  expect((await order(seller.id, 'sell', 1_500_000_000, 0)).ok).toBe(true)
-  for (let from = 1; from <= fillCount; from += 250) {
-    const outcomes = await Promise.all(
-      Array.from({ length: Math.min(250, fillCount - from + 1) }, (_, at) =>
-        order(buyer.id, 'buy', 100_000, from + at),
-      ),
-    )
-    expect(outcomes.every((outcome) => outcome.ok)).toBe(true)
-  }
+  const { sellerId, buyerId: buyer } = await tradeManyTimes(server, {
+    count: fillCount,
+    startMs,
+  })
+  buyerId = buyer
+  sellerKey = await server.accounts.createApiKey(sellerId, ['view'])
+  buyerKey = await server.accounts.createApiKey(buyer, ['view'])
 }, 120_000)
 afterAll(() => server.close())
 

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { recentTradesPerMarketMax } from '../src/core/orderHistory.ts'
-import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { tradeManyTimes } from './fixtures/manyTrades.ts'
 import { testListing } from './fixtures/testListing.ts'
 
 const dayMs = 86_400_000
@@ -22,46 +22,7 @@ beforeAll(async () => {
     { nowMs: () => nowMs },
   )
   baseUrl = await server.listen()
-  const seller = await server.accounts.createAccount('seller@example.com', 'a long enough password')
-  const buyer = await server.accounts.createAccount('buyer@example.com', 'a long enough password')
-  for (const [accountId, asset, amount] of [
-    [seller.id, 'BTC', toLedgerUnits(10, 0)],
-    [buyer.id, 'EUR', toLedgerUnits(500_000, 0)],
-  ] as const) {
-    const deposit = await server.service.submit({
-      type: 'deposit',
-      timestamp: nowMs,
-      accountId,
-      asset,
-      amount: amount.toString(),
-      reference: `${asset}-${accountId}`,
-    })
-    expect(deposit.ok).toBe(true)
-  }
-  const order = (accountId: number, side: 'buy' | 'sell', amount: number, index: number) =>
-    server.service.submit({
-      type: 'placeOrder',
-      timestamp: nowMs + index,
-      market: 'BTC-EUR',
-      orderId: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
-      accountId,
-      side,
-      orderType: 'limit',
-      amount,
-      price: 60_000,
-      makerFeePpm: 1_500,
-      takerFeePpm: 2_500,
-    })
-  // One large ask, then buys that each take a little of it: one trade each.
-  expect((await order(seller.id, 'sell', 500_000_000, 0)).ok).toBe(true)
-  for (let from = 1; from <= tradeCount; from += 100) {
-    const outcomes = await Promise.all(
-      Array.from({ length: Math.min(100, tradeCount - from + 1) }, (_, at) =>
-        order(buyer.id, 'buy', 100_000, from + at),
-      ),
-    )
-    expect(outcomes.every((outcome) => outcome.ok)).toBe(true)
-  }
+  await tradeManyTimes(server, { count: tradeCount, startMs: nowMs })
 }, 60_000)
 afterAll(() => server.close())
 

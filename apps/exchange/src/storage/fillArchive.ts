@@ -12,16 +12,17 @@
 // rise with time, so a listing turns its time window into ids first, as the trade archive does.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { DatabaseSync, type StatementSync } from 'node:sqlite'
-import type { Worker } from 'node:worker_threads'
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { FillEvent, Side } from '@polder/engine'
-import { startCheckpointer, stopCheckpointer } from './journalBackends.ts'
 import type { StorageLocation } from './openStorage.ts'
 import {
   type ArchiveWindow,
+  closeSqliteArchiveFile,
   insertIgnoringDuplicates,
   insertInSqliteTransaction,
+  openSqliteArchiveFile,
   ProjectionArchive,
+  type SqliteArchiveFile,
 } from './projectionArchive.ts'
 import type { SqlDriver } from './sqlDriver.ts'
 
@@ -146,16 +147,13 @@ export class SqliteFillArchive extends FillArchive {
   readonly #newest: StatementSync
   readonly #atOrAfter: StatementSync
   readonly #atOrBefore: StatementSync
-  readonly #checkpointer: Worker | undefined
+  readonly #file: SqliteArchiveFile
 
   constructor(path: string | undefined) {
     super()
-    this.#db = new DatabaseSync(path ?? ':memory:')
-    this.#db.exec(`
-      pragma journal_mode = wal;
-      pragma synchronous = normal;
-      pragma wal_autocheckpoint = ${path === undefined ? 1000 : 0};
-      create table if not exists account_fills (
+    this.#file = openSqliteArchiveFile(
+      path,
+      `create table if not exists account_fills (
         account_id integer not null,
         market text not null,
         fill_id integer not null,
@@ -170,8 +168,9 @@ export class SqliteFillArchive extends FillArchive {
         fee integer not null,
         fee_currency text not null,
         primary key (account_id, market, fill_id)
-      ) strict, without rowid;
-    `)
+      ) strict, without rowid;`,
+    )
+    this.#db = this.#file.db
     // A fill already written (a catch-up after a crash) is the same fill: kept as it is.
     this.#insert = this.#db.prepare(
       `insert or ignore into account_fills (${columns})
@@ -197,7 +196,6 @@ export class SqliteFillArchive extends FillArchive {
     this.#newest = this.#db.prepare(
       'select max(fill_id) as fill_id from account_fills where account_id = ? and market = ?',
     )
-    if (path !== undefined) this.#checkpointer = startCheckpointer(path, 1_000)
   }
 
   protected async insert(fills: readonly FillEvent[]): Promise<void> {
@@ -256,9 +254,8 @@ export class SqliteFillArchive extends FillArchive {
     return Number(row.fill_id ?? 0)
   }
 
-  protected async closeStore(): Promise<void> {
-    await stopCheckpointer(this.#checkpointer)
-    if (this.#db.isOpen) this.#db.close()
+  protected closeStore(): Promise<void> {
+    return closeSqliteArchiveFile(this.#file)
   }
 }
 

@@ -16,7 +16,9 @@
 // Events fall into partitions (a market's trades; an account's fills in one market), and within
 // one their ids rise with time: a listing is a window of one partition, newest first.
 
-import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import type { Worker } from 'node:worker_threads'
+import { startCheckpointer, stopCheckpointer } from './journalBackends.ts'
 import type { SqlDriver, SqlParam } from './sqlDriver.ts'
 
 /** Inclusive bounds of a listing, newest first, at most `limit`. */
@@ -268,6 +270,30 @@ export abstract class ProjectionArchive<Event, Partition> {
     return ids
   }
   protected abstract closeStore(): Promise<void>
+}
+
+/** An archive's SQLite file: its connection and the thread that checkpoints it. */
+export type SqliteArchiveFile = { db: DatabaseSync; checkpointer: Worker | undefined }
+
+/**
+ * Opens an archive's SQLite file (in memory when `path` is undefined) in WAL mode, runs `schema`,
+ * and checkpoints it on a thread of its own (the only step that waits for the disk), as the
+ * journal's.
+ */
+export function openSqliteArchiveFile(path: string | undefined, schema: string): SqliteArchiveFile {
+  const db = new DatabaseSync(path ?? ':memory:')
+  db.exec(`
+    pragma journal_mode = wal;
+    pragma synchronous = normal;
+    pragma wal_autocheckpoint = ${path === undefined ? 1000 : 0};
+    ${schema}
+  `)
+  return { db, checkpointer: path === undefined ? undefined : startCheckpointer(path, 1_000) }
+}
+
+export async function closeSqliteArchiveFile(file: SqliteArchiveFile): Promise<void> {
+  await stopCheckpointer(file.checkpointer)
+  if (file.db.isOpen) file.db.close()
 }
 
 /** Runs `insert` once per row in one SQLite transaction: all the rows, or none of them. */

@@ -11,16 +11,17 @@
 // How trades are queued, written, listed and caught up after a crash: projectionArchive.ts.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { DatabaseSync, type StatementSync } from 'node:sqlite'
-import type { Worker } from 'node:worker_threads'
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { Side, TradeEvent } from '@polder/engine'
-import { startCheckpointer, stopCheckpointer } from './journalBackends.ts'
 import type { StorageLocation } from './openStorage.ts'
 import {
   type ArchiveWindow,
+  closeSqliteArchiveFile,
   insertIgnoringDuplicates,
   insertInSqliteTransaction,
+  openSqliteArchiveFile,
   ProjectionArchive,
+  type SqliteArchiveFile,
 } from './projectionArchive.ts'
 import type { SqlDriver } from './sqlDriver.ts'
 
@@ -141,16 +142,13 @@ export class SqliteTradeArchive extends TradeArchive {
   readonly #select: StatementSync
   readonly #newest: StatementSync
   readonly #delete: StatementSync
-  readonly #checkpointer: Worker | undefined
+  readonly #file: SqliteArchiveFile
 
   constructor(path: string | undefined) {
     super()
-    this.#db = new DatabaseSync(path ?? ':memory:')
-    this.#db.exec(`
-      pragma journal_mode = wal;
-      pragma synchronous = normal;
-      pragma wal_autocheckpoint = ${path === undefined ? 1000 : 0};
-      create table if not exists public_trades (
+    this.#file = openSqliteArchiveFile(
+      path,
+      `create table if not exists public_trades (
         market text not null,
         trade_id integer not null,
         timestamp_ms integer not null,
@@ -159,8 +157,9 @@ export class SqliteTradeArchive extends TradeArchive {
         side text not null,
         primary key (market, trade_id)
       ) strict, without rowid;
-      create index if not exists public_trades_by_time on public_trades (market, timestamp_ms);
-    `)
+      create index if not exists public_trades_by_time on public_trades (market, timestamp_ms);`,
+    )
+    this.#db = this.#file.db
     // A trade already written (a catch-up after a crash) is the same trade: kept as it is.
     this.#insert = this.#db.prepare(
       `insert or ignore into public_trades (${selectColumns}) values (?, ?, ?, ?, ?, ?)`,
@@ -191,10 +190,6 @@ export class SqliteTradeArchive extends TradeArchive {
            where market = :market and timestamp_ms < :beforeMs and trade_id <= :throughId
            limit :limit)`,
     )
-    if (path !== undefined) {
-      // Checkpoints (the only step that waits for the disk) off the event loop, as the journal's.
-      this.#checkpointer = startCheckpointer(path, 1_000)
-    }
   }
 
   protected async insert(trades: readonly TradeEvent[]): Promise<void> {
@@ -213,9 +208,8 @@ export class SqliteTradeArchive extends TradeArchive {
     return Number(this.#delete.run(step).changes)
   }
 
-  protected async closeStore(): Promise<void> {
-    await stopCheckpointer(this.#checkpointer)
-    if (this.#db.isOpen) this.#db.close()
+  protected closeStore(): Promise<void> {
+    return closeSqliteArchiveFile(this.#file)
   }
 }
 
