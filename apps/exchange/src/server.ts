@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { feeTier } from '@polder/catalogue'
-import type { FillEvent } from '@polder/engine'
+import { type FillEvent, isOpenStatus } from '@polder/engine'
 import { protocolError, type SubscriptionChannel } from '@polder/protocol'
 import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import { WebSocketServer } from 'ws'
@@ -42,6 +42,7 @@ import { StakingAccrual } from './staking/stakingAccrual.ts'
 import { type FillPartition, openFillArchive } from './storage/fillArchive.ts'
 import { type Journal, openJournal } from './storage/journal.ts'
 import { openStorage, type StorageLocation, storageLocation } from './storage/openStorage.ts'
+import { openOrderArchive } from './storage/orderArchive.ts'
 import { openSnapshotStore } from './storage/snapshotStore.ts'
 import type { SqlDriver } from './storage/sqlDriver.ts'
 import { openTradeArchive } from './storage/tradeArchive.ts'
@@ -156,14 +157,29 @@ export async function createExchangeServer(
   // Every account's fills, as the trade archive (catch-up first), but the simulator's: a dozen a
   // second without end, which nobody reads back beyond the core's recent ones.
   const fillArchive = openFillArchive(location, storage)
-  const unarchivedFillAccounts: ReadonlySet<number> = new Set(simulator?.accountIds ?? [])
+  const unarchivedAccounts: ReadonlySet<number> = new Set(simulator?.accountIds ?? [])
   const fillCatchUp = await fillArchive.catchUp(
-    fillPartitions(service.core.history.recentFills(), unarchivedFillAccounts),
+    fillPartitions(service.core.history.recentFills(), unarchivedAccounts),
   )
   service.onEvents((events) => {
     for (const event of events)
-      if (event.type === 'fill' && !unarchivedFillAccounts.has(event.accountId))
-        fillArchive.add(event)
+      if (event.type === 'fill' && !unarchivedAccounts.has(event.accountId)) fillArchive.add(event)
+  })
+  // And their closed orders, each as it closes, with its fills (the core keeps every order that
+  // closed in its last minute, so the record is there).
+  const orderArchive = openOrderArchive(location, storage)
+  const orderCatchUp = await orderArchive.catchUp(function* (sinceMs) {
+    for (const record of service.core.history.closedSince(sinceMs))
+      if (!unarchivedAccounts.has(record.state.accountId)) yield record
+  })
+  service.onEvents((events) => {
+    for (const event of events) {
+      if (event.type !== 'order' || isOpenStatus(event.status)) continue
+      if (unarchivedAccounts.has(event.accountId)) continue
+      const { type: _type, ...state } = event
+      const fills = service.core.history.fillsOfOrder(event.market, event.orderId) ?? []
+      orderArchive.add({ state, fills: [...fills] })
+    }
   })
   const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))
   const { warmAccount } = registerExchangeActions(actions, {
@@ -174,7 +190,8 @@ export async function createExchangeServer(
     withdrawalDelayMs: config.withdrawalDelayMs,
     tradeArchive,
     fillArchive,
-    unarchivedFillAccounts,
+    orderArchive,
+    unarchivedAccounts,
   })
   const decimalsBySymbol = new Map(listing.assets.map((asset) => [asset.symbol, asset.decimals]))
   // Before listening, so charts have their 60 days from the first request on. The stored
@@ -229,6 +246,14 @@ export async function createExchangeServer(
     )
   fillArchive.onError((error) =>
     app.log.error({ err: error }, 'fill archive write failed; it is tried again'),
+  )
+  if (orderCatchUp > 0)
+    app.log.info(
+      { written: orderCatchUp },
+      'wrote again the closed orders a stop may have left out of the order archive',
+    )
+  orderArchive.onError((error) =>
+    app.log.error({ err: error }, 'order archive write failed; it is tried again'),
   )
 
   // The roots answer with a short index so that every URL `npm start` prints opens something.
@@ -470,6 +495,7 @@ export async function createExchangeServer(
       await service.snapshot() // a clean stop restarts without replaying
       await tradeArchive.close()
       await fillArchive.close()
+      await orderArchive.close()
       await journal.close()
       await storage.close()
     },

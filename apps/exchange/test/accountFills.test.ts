@@ -1,12 +1,10 @@
 // GET /v2/trades beyond the core's memory: the fill archive serves an account's every fill, where
 // the core keeps only its newest 5,000 to 10,000 per account.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { defaultConfig } from '../src/config.ts'
 import { fillsPerAccountMax } from '../src/core/orderHistory.ts'
-import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
-import { tradeManyTimes } from './fixtures/manyTrades.ts'
+import type { ExchangeServer } from '../src/server.ts'
+import { serverWithManyTrades } from './fixtures/manyTrades.ts'
 import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
-import { testListing } from './fixtures/testListing.ts'
 
 type PrivateTrade = { id: string; timestamp: number; side: string; taker: boolean; fee: string }
 
@@ -20,20 +18,10 @@ let buyerId: number
 const fillCount = fillsPerAccountMax * 2 + 50
 
 beforeAll(async () => {
-  server = await createExchangeServer(
-    { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined, simulator: false },
-    testListing,
-    // The requests below are signed on the wall clock; the orders carry their own timestamps.
-    { nowMs: () => Date.now() },
-  )
-  baseUrl = await server.listen()
-  const { sellerId, buyerId: buyer } = await tradeManyTimes(server, {
+  ;({ server, baseUrl, buyerId, buyerKey, sellerKey } = await serverWithManyTrades({
     count: fillCount,
     startMs,
-  })
-  buyerId = buyer
-  sellerKey = await server.accounts.createApiKey(sellerId, ['view'])
-  buyerKey = await server.accounts.createApiKey(buyer, ['view'])
+  }))
 }, 120_000)
 afterAll(() => server.close())
 

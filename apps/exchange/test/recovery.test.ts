@@ -1,5 +1,7 @@
 // Durability: every acknowledged order, fill and balance survives kill -9, and the books come
 // back exactly (same levels, same priority, nonces continue).
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
 import {
   type AccountKey,
@@ -171,7 +173,7 @@ describe('recovery after kill -9', () => {
     await fourth.stop('SIGTERM')
   }, 60_000)
 
-  it('lists a public trade and both its fills whose archive writes a kill -9 cut off: written again from the journal', async () => {
+  it('lists a public trade, both its fills and the filled order whose archive writes a kill -9 cut off: written again from the journal', async () => {
     const first = await tradeServers.startTestServer()
     const { alice, bob } = await aliceAndBob(first, '1')
     const ask = await signed(first.url, bob, 'POST', '/v2/order', {
@@ -214,5 +216,15 @@ describe('recovery after kill -9', () => {
       expect(fills).toMatchObject([{ id: '1', side, taker, amount: '0.20000000', price: '60000' }])
     }
     await third.stop('SIGTERM')
+    // Alice's filled order went to the order archive too (the core answers for it as long as it
+    // holds it, so the file itself is read).
+    const orders = new DatabaseSync(join(tradeServers.dataDir, 'orders.sqlite'), { readOnly: true })
+    const archived = orders.prepare('select record from account_orders').all() as {
+      record: string
+    }[]
+    orders.close()
+    expect(archived.map((row) => JSON.parse(row.record).state)).toMatchObject([
+      { side: 'buy', status: 'filled', amount: 20_000_000, price: 60_000 },
+    ])
   }, 60_000)
 })

@@ -51,7 +51,7 @@ export {
   marketSpecFromConfig,
   openOrdersPerMarketMaxDefault,
 } from './market.ts'
-export { Order, type OrderState, toState } from './order.ts'
+export { isOpenStatus, Order, type OrderState, toState } from './order.ts'
 export { ReferenceBook } from './reference-book.ts'
 export type * from './types.ts'
 export {

@@ -21,10 +21,12 @@ import type { AccountStore } from '../accounts/accountStore.ts'
 import type { CoreOutcome } from '../core/exchangeCore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import type { CandleInterval } from '../core/marketStats.ts'
-import type { OrderRecord } from '../core/orderHistory.ts'
+import { compareOrderKeys, type OrderRecord, type OrderWindow } from '../core/orderHistory.ts'
+import { newOrderId } from '../core/orderIds.ts'
 import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
 import type { SimulatedMarket } from '../simulator/marketSimulator.ts'
 import type { FillArchive } from '../storage/fillArchive.ts'
+import type { OrderArchive } from '../storage/orderArchive.ts'
 import type { TradeArchive, TradeWindow } from '../storage/tradeArchive.ts'
 import {
   isValidAddress,
@@ -82,10 +84,11 @@ export type ExchangeActionDeps = {
   withdrawalDelayMs: number
   /** Every market's public trades (the core keeps only its recent ones). */
   tradeArchive: TradeArchive
-  /** Every account's fills (the core keeps only its recent ones)... */
+  /** Every account's fills and closed orders (the core keeps only its recent ones)... */
   fillArchive: FillArchive
+  orderArchive: OrderArchive
   /** ...but those of these accounts (the simulator's), whose recent ones the core serves. */
-  unarchivedFillAccounts: ReadonlySet<number>
+  unarchivedAccounts: ReadonlySet<number>
 }
 
 /** A refusal with its own message (from the engine or core), with the catalogue's HTTP status. */
@@ -265,6 +268,45 @@ export function registerExchangeActions(
     return typeof params.orderId === 'string' ? params.orderId : undefined
   }
 
+  /**
+   * The account's order in a market named by `orderId` or `clientOrderId`, as `findOrder`, or the
+   * refusal to answer with: 240 when there is none, 101 when the archive cannot be read.
+   */
+  async function orderOrRefusal(
+    market: string,
+    accountId: number,
+    params: Record<string, unknown>,
+  ): Promise<OrderRecord | ActionResult> {
+    try {
+      return (await findOrder(market, accountId, params)) ?? failure(protocolError(240))
+    } catch {
+      return failure(protocolError(101)) // the order archive cannot be read
+    }
+  }
+
+  /**
+   * The account's order in a market named by `orderId` or `clientOrderId`: from the core, or else
+   * from the order archive (closed orders the core no longer holds). Undefined when the account
+   * has no such order; a failed archive read throws.
+   */
+  async function findOrder(
+    market: string,
+    accountId: number,
+    params: { orderId?: unknown; clientOrderId?: unknown },
+  ): Promise<OrderRecord | undefined> {
+    let record: OrderRecord | undefined
+    if (typeof params.clientOrderId === 'string')
+      record = history.orderByClientId(accountId, market, params.clientOrderId)
+    else if (typeof params.orderId === 'string') record = history.order(market, params.orderId)
+    if (record) return record.state.accountId === accountId ? record : undefined
+    if (deps.unarchivedAccounts.has(accountId)) return undefined
+    if (typeof params.clientOrderId === 'string')
+      return deps.orderArchive.findByClientId(accountId, market, params.clientOrderId)
+    if (typeof params.orderId === 'string')
+      return deps.orderArchive.find(accountId, market, params.orderId)
+    return undefined
+  }
+
   actions
     .register('getMarkets', (params) => oneOrAll(params, marketToWire))
     .register('getAssets', (params) => {
@@ -394,9 +436,10 @@ export function registerExchangeActions(
       if (!spec) return unknownMarket()
       const known = feesOf(accountId)
       const fees = known instanceof Promise ? await known : known
+      const timestamp = deps.nowMs()
       const command = placeOrderFromWire(spec, params as unknown as WirePlaceOrder, {
-        timestamp: deps.nowMs(),
-        orderId: randomUUID(),
+        timestamp,
+        orderId: newOrderId(timestamp),
         accountId,
         makerFeePpm: fees.makerFeePpm,
         takerFeePpm: fees.takerFeePpm,
@@ -434,9 +477,8 @@ export function registerExchangeActions(
       const accountId = requireCaller(caller)
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
-      const orderId = resolveOrderId(spec.market, accountId, params)
-      const known = orderId === undefined ? undefined : history.order(spec.market, orderId)
-      if (!known || known.state.accountId !== accountId) return failure(protocolError(240))
+      const known = await orderOrRefusal(spec.market, accountId, params)
+      if (!('state' in known)) return known
       const outcome = await service.submit({
         type: 'cancelOrder',
         timestamp: deps.nowMs(),
@@ -486,13 +528,12 @@ export function registerExchangeActions(
       if (!outcome.ok) return refused(outcome)
       return success({ codGroupId, timeOfExpirySeconds: Math.floor(expiresAtMs / 1000) })
     })
-    .register('privateGetOrder', (params, caller) => {
+    .register('privateGetOrder', async (params, caller) => {
       const accountId = requireCaller(caller)
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
-      const orderId = resolveOrderId(spec.market, accountId, params)
-      const record = orderId === undefined ? undefined : history.order(spec.market, orderId)
-      if (!record || record.state.accountId !== accountId) return failure(protocolError(240))
+      const record = await orderOrRefusal(spec.market, accountId, params)
+      if (!('state' in record)) return record
       return success(orderResponse(spec, record.state, record.fills))
     })
     .register('privateGetOrdersOpen', (params, caller) => {
@@ -517,32 +558,43 @@ export function registerExchangeActions(
       })
       return success(result)
     })
-    .register('privateGetOrders', (params, caller) => {
+    .register('privateGetOrders', async (params, caller) => {
       const accountId = requireCaller(caller)
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
       const { start, end, limit } = listWindow(params)
-      // Id cursors, both inclusive, in the order the account placed its orders: from the order
-      // orderIdFrom on, up to the order orderIdTo (or its deprecated alias orderId). Our ids are
-      // lower case; the protocol allows either.
+      // Orders are listed newest first by creation time, then id (ids rise as orders are placed,
+      // src/core/orderIds.ts). Id cursors, both inclusive: from the order orderIdFrom on, up to
+      // the order orderIdTo (or its deprecated alias orderId). Our ids are lower case; the
+      // protocol allows either.
       const toName = params.orderIdTo === undefined ? 'orderId' : 'orderIdTo'
-      const range: { fromOrderId?: string; toOrderId?: string } = {}
-      for (const [name, side] of [
-        ['orderIdFrom', 'fromOrderId'],
-        [toName, 'toOrderId'],
-      ] as const) {
-        if (typeof params[name] !== 'string') continue
-        const orderId = params[name].toLowerCase()
-        if (history.order(spec.market, orderId)?.state.accountId !== accountId)
-          return failure(protocolError(205, { param: name }))
-        range[side] = orderId
+      const window: OrderWindow = { startMs: start, endMs: end, limit }
+      try {
+        for (const [name, side] of [
+          ['orderIdFrom', 'from'],
+          [toName, 'to'],
+        ] as const) {
+          if (typeof params[name] !== 'string') continue
+          const cursor = await findOrder(spec.market, accountId, {
+            orderId: params[name].toLowerCase(),
+          })
+          if (!cursor) return failure(protocolError(205, { param: name }))
+          window[side] = cursor.state
+        }
+        // The core holds the open orders and the recent closed ones; the archive every closed one.
+        const recent = history.ordersIn(accountId, spec.market, window)
+        const archived = deps.unarchivedAccounts.has(accountId)
+          ? []
+          : await deps.orderArchive.list(accountId, spec.market, window)
+        const byId = new Map<string, OrderRecord>()
+        for (const record of [...archived, ...recent]) byId.set(record.state.orderId, record)
+        const records = [...byId.values()]
+          .sort((a, b) => compareOrderKeys(b.state, a.state))
+          .slice(0, limit)
+        return success(records.map((record) => orderResponse(spec, record.state, record.fills)))
+      } catch {
+        return failure(protocolError(101)) // the order archive cannot be read
       }
-      const records: OrderRecord[] = []
-      for (const record of history.ordersOf(accountId, spec.market, range)) {
-        if (records.length === limit) break
-        if (record.state.created >= start && record.state.created <= end) records.push(record)
-      }
-      return success(records.map((record) => orderResponse(spec, record.state, record.fills)))
     })
     .register('privateGetTrades', async (params, caller) => {
       const accountId = requireCaller(caller)
@@ -551,7 +603,7 @@ export function registerExchangeActions(
       const query = tradeQuery(params)
       if ('ok' in query) return query
       let fills: FillEvent[]
-      if (deps.unarchivedFillAccounts.has(accountId)) {
+      if (deps.unarchivedAccounts.has(accountId)) {
         fills = history
           .fillsOf(accountId, spec.market)
           .filter((fill) => query.matches(fill.timestamp, fill.fillId))

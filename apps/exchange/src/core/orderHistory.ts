@@ -12,7 +12,49 @@ export type OrderRecord = { state: OrderState; fills: FillEvent[] }
  * for the garbage collector than an object of 30 fields with its boxed numbers: with the
  * history of objects, the exchange's minor GCs took 9-10 ms every ~430 ms at 5,000 orders/s.
  */
-type KeptOrder = { state: OrderState | string; fills: FillEvent[] }
+type KeptOrder = { state: OrderState | string; fills: FillEvent[]; created: number }
+
+/** Where an order stands in an account's list: by its creation time, then its id. */
+export type OrderKey = { created: number; orderId: string }
+
+/** Whether `a` comes after `b` in an account's list (positive), before it, or is it (0). */
+export function compareOrderKeys(a: OrderKey, b: OrderKey): number {
+  if (a.created !== b.created) return a.created - b.created
+  return a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : 0
+}
+
+/** An account's orders in one market between two keys (both included) and created in a window. */
+export type OrderWindow = {
+  startMs: number
+  endMs: number
+  from?: OrderKey
+  to?: OrderKey
+  limit: number
+}
+
+/** Whether an order is in the window's keys and times (its limit aside). */
+export function isInOrderWindow(key: OrderKey, window: OrderWindow): boolean {
+  return (
+    key.created >= window.startMs &&
+    key.created <= window.endMs &&
+    (window.from === undefined || compareOrderKeys(key, window.from) >= 0) &&
+    (window.to === undefined || compareOrderKeys(key, window.to) <= 0)
+  )
+}
+
+/** A closed order's creation time read from its kept text, without parsing the rest. */
+function createdOf(text: string): number {
+  const found = /"created":(\d+)/.exec(text)
+  if (!found) throw new Error('a kept order has no creation time')
+  return Number(found[1])
+}
+
+/** A closed order's last change (when it closed) read from its kept text. */
+function updatedOf(text: string): number {
+  const found = /"updated":(\d+)/.exec(text)
+  if (!found) throw new Error('a kept order has no update time')
+  return Number(found[1])
+}
 
 /** A closed order's state is kept as text; an open one's as it is. */
 function keepState(state: OrderState): OrderState | string {
@@ -28,10 +70,16 @@ export const recentTradesPerMarketMax = 1_000
 /**
  * Orders and fills kept per account. Open orders are always kept; beyond this the oldest closed
  * orders and fills are forgotten, so memory stays bounded under the simulator's steady flow.
- * Every fill is also in the fill archive (src/storage/fillArchive.ts); closed orders beyond
- * this are gone (apps/exchange/README.md).
+ * Every fill is also in the fill archive (src/storage/fillArchive.ts), every closed order in the
+ * order archive (src/storage/orderArchive.ts), but the simulator's.
  */
 export const ordersPerAccountMax = 5_000
+/**
+ * A closed order is kept at least this long after it closed (by the times of the core's own
+ * events, so a replay forgets the same ones): the order archive writes it within a second, and a
+ * crash before that write is caught up from what the core holds at the next start.
+ */
+export const closedOrderKeptMs = 60_000
 export const fillsPerAccountMax = 5_000
 const openStatuses = new Set(['new', 'partiallyFilled', 'awaitingTrigger'])
 
@@ -128,7 +176,8 @@ export class OrderHistory {
     for (const [key, record] of snapshot.orders) {
       // Captured text is already a closed order's kept form; read-back objects are sorted here.
       const state = record.state instanceof RawJson ? record.state.text : keepState(record.state)
-      history.#orders.set(key, { state, fills: record.fills })
+      const created = typeof state === 'string' ? createdOf(state) : state.created
+      history.#orders.set(key, { state, fills: record.fills, created })
     }
     for (const [accountId, keys] of snapshot.byAccount) history.#byAccount.set(accountId, keys)
     for (const [accountId, fills] of snapshot.fillsByAccount)
@@ -140,6 +189,9 @@ export class OrderHistory {
   }
 
   record(events: readonly EngineEvent[]): void {
+    // A taker's fills come before its first order event (one that trades at once is first
+    // reported filled): they wait here for it.
+    let early: Map<string, FillEvent[]> | undefined
     for (const event of events) {
       if (event.type === 'order') {
         const { type: _type, ...state } = event
@@ -147,15 +199,24 @@ export class OrderHistory {
         const known = this.#orders.get(key)
         if (known) known.state = keepState(state)
         else {
-          this.#orders.set(key, { state: keepState(state), fills: [] })
+          const fills = early?.get(key) ?? []
+          this.#orders.set(key, { state: keepState(state), fills, created: state.created })
           const keys = this.#byAccount.get(event.accountId) ?? []
           keys.push(key)
           this.#byAccount.set(event.accountId, keys)
-          if (keys.length > ordersPerAccountMax * 2) this.#forgetClosed(keys)
+          // Tried again every 1,024 orders while too few have been closed long enough to go.
+          const over = keys.length - ordersPerAccountMax * 2
+          if (over > 0 && over % 1_024 === 1)
+            this.#forgetClosed(keys, event.updated - closedOrderKeptMs)
         }
       } else if (event.type === 'fill') {
-        const record = this.#orders.get(`${event.market} ${event.orderId}`)
-        record?.fills.push(event)
+        const key = `${event.market} ${event.orderId}`
+        const record = this.#orders.get(key)
+        if (record) record.fills.push(event)
+        else {
+          early ??= new Map()
+          early.set(key, [...(early.get(key) ?? []), event])
+        }
         const fills = this.#fillsByAccount.get(event.accountId) ?? []
         fills.push(event)
         if (fills.length > fillsPerAccountMax * 2)
@@ -206,18 +267,27 @@ export class OrderHistory {
       .reverse()
   }
 
-  /** Drops the oldest closed orders until `ordersPerAccountMax` remain (open ones stay). */
-  #forgetClosed(keys: string[]): void {
+  /**
+   * Drops the oldest closed orders until `ordersPerAccountMax` remain (open ones stay, and those
+   * closed after `closedBeforeMs`).
+   */
+  #forgetClosed(keys: string[], closedBeforeMs: number): void {
     let excess = keys.length - ordersPerAccountMax
     const keptKeys: string[] = []
     for (const key of keys) {
+      const state = this.#orders.get(key)!.state
       // Only a closed order's state is kept as text.
-      if (excess > 0 && typeof this.#orders.get(key)!.state === 'string') {
+      if (excess > 0 && typeof state === 'string' && updatedOf(state) < closedBeforeMs) {
         this.#orders.delete(key)
         excess -= 1
       } else keptKeys.push(key)
     }
     keys.splice(0, keys.length, ...keptKeys)
+  }
+
+  /** An order's fills, oldest first (its state left unread). */
+  fillsOfOrder(market: string, orderId: string): readonly FillEvent[] | undefined {
+    return this.#orders.get(`${market} ${orderId}`)?.fills
   }
 
   order(market: string, orderId: string): OrderRecord | undefined {
@@ -251,6 +321,32 @@ export class OrderHistory {
       }
       if (key === fromKey) return
     }
+  }
+
+  /**
+   * The account's orders in one market in the window, newest first (by creation time, then id),
+   * at most its limit. Only the orders found are read: the rest are told apart by their keys.
+   */
+  ordersIn(accountId: number, market: string, window: OrderWindow): OrderRecord[] {
+    const prefix = `${market} `
+    const found: { key: OrderKey; kept: KeptOrder }[] = []
+    for (const key of this.#byAccount.get(accountId) ?? []) {
+      if (!key.startsWith(prefix)) continue
+      const kept = this.#orders.get(key)!
+      const orderKey = { created: kept.created, orderId: key.slice(prefix.length) }
+      if (isInOrderWindow(orderKey, window)) found.push({ key: orderKey, kept })
+    }
+    found.sort((a, b) => compareOrderKeys(b.key, a.key))
+    return found
+      .slice(0, window.limit)
+      .map(({ kept }) => ({ state: stateOf(kept), fills: kept.fills }))
+  }
+
+  /** Every closed order that closed at or after `sinceMs`, in no set order (archive catch-up). */
+  *closedSince(sinceMs: number): Generator<OrderRecord> {
+    for (const kept of this.#orders.values())
+      if (typeof kept.state === 'string' && updatedOf(kept.state) >= sinceMs)
+        yield { state: stateOf(kept), fills: kept.fills }
   }
 
   /** The account's order in a market with this clientOrderId, the newest if several. */

@@ -3,6 +3,7 @@
 // crash between the tick and the commit, or a second tick, can never buy twice.
 import { randomUUID } from 'node:crypto'
 import type { ExchangeService } from '../core/exchangeService.ts'
+import { newOrderId } from '../core/orderIds.ts'
 import { PeriodicTask } from '../core/periodicTask.ts'
 import { lastOccurrenceIndex } from './schedule.ts'
 
@@ -50,7 +51,7 @@ export class SavingsScheduler {
         planId: plan.id,
         index,
         executionIds: Array.from({ length: index - plan.nextIndex + 1 }, () => randomUUID()),
-        orderId: randomUUID(),
+        orderId: newOrderId(nowMs),
         ...fees,
       })
       if (outcome.ok) ran += 1

@@ -3,10 +3,10 @@
 // re-quotes layered books around it, and a taker account sends market orders that trade against
 // them. Every book, trade, ticker and candle the clients see is therefore a real output of the
 // exchange. Simulated accounts are ordinary accounts funded by journaled deposits.
-import { randomUUID } from 'node:crypto'
 import { feeTier } from '@polder/catalogue'
 import type { MarketSpec, PlaceOrder } from '@polder/engine'
 import type { ExchangeService } from '../core/exchangeService.ts'
+import { newOrderId } from '../core/orderIds.ts'
 import { toLedgerUnits } from '../ledger/ledger.ts'
 import { seededRandom, standardNormal } from './random.ts'
 
@@ -250,7 +250,7 @@ export class MarketSimulator {
       type: 'placeOrder',
       timestamp,
       market,
-      orderId: randomUUID(),
+      orderId: newOrderId(timestamp),
       accountId,
       side,
       orderType,

@@ -151,6 +151,28 @@ export const migrations: readonly Migration[] = [
       'create index account_fills_by_time on account_fills (account_id, market, timestamp_ms, fill_id)',
     ],
   },
+  {
+    version: 8,
+    name: 'account orders archive',
+    sql: [
+      // Every account's closed orders for GET /orders and GET /order (src/storage/orderArchive.ts).
+      // On the embedded default they are kept in orders.sqlite instead, and this table stays empty.
+      `create table account_orders (
+        account_id bigint not null,
+        market text not null,
+        order_id text not null,
+        client_order_id text,
+        created_ms bigint not null,
+        updated_ms bigint not null,
+        record text not null,
+        primary key (account_id, market, order_id)
+      )`,
+      'create index account_orders_by_time on account_orders (account_id, market, created_ms, order_id)',
+      `create index account_orders_by_client_id on account_orders (account_id, market, client_order_id)
+        where client_order_id is not null`,
+      'create index account_orders_by_close on account_orders (updated_ms)',
+    ],
+  },
 ]
 
 /** Applies the migrations not yet applied (all of `list`, by default every migration). */

@@ -63,7 +63,11 @@ export type ArchiveOptions = {
   writeRowsMax?: number
 }
 
-export abstract class ProjectionArchive<Event, Partition> {
+/**
+ * The queue and batched writes an archive is made of: events added after their journal commit,
+ * written within the flush interval, and listed from memory until written (`waiting`).
+ */
+export abstract class BatchedArchive<Event> {
   abstract readonly kind: 'sqlite' | 'sql'
   /** Added, not yet being written. */
   #pending: Event[] = []
@@ -163,6 +167,38 @@ export abstract class ProjectionArchive<Event, Partition> {
     return written
   }
 
+  /** The events added and not yet written, oldest first (the batch being written first). */
+  protected waiting(): readonly Event[] {
+    return this.#writingBatch.length === 0
+      ? this.#pending
+      : this.#writingBatch.concat(this.#pending)
+  }
+
+  /** How many events wait to be written. */
+  protected get queued(): number {
+    return this.#pending.length
+  }
+
+  /** Writes what is queued and closes the store (`beforeClose` lets a subclass stop its work). */
+  async close(): Promise<void> {
+    await this.flush().catch(() => {})
+    this.#closed = true
+    clearTimeout(this.#timer)
+    await this.beforeClose()
+    await this.closeStore()
+  }
+
+  protected async beforeClose(): Promise<void> {}
+
+  protected abstract insert(events: readonly Event[]): Promise<void>
+  protected abstract closeStore(): Promise<void>
+}
+
+/**
+ * An archive whose events fall into partitions with numeric ids that rise with time: listed by a
+ * window of ids and times, and caught up after a crash from the partitions' newest ids.
+ */
+export abstract class ProjectionArchive<Event, Partition> extends BatchedArchive<Event> {
   /** A partition's events in the window, newest first: those written, and those still waiting. */
   protected async listIn(partition: Partition, window: ArchiveWindow): Promise<Event[]> {
     const waiting: Event[] = []
@@ -180,8 +216,7 @@ export abstract class ProjectionArchive<Event, Partition> {
           waiting.push(event)
       }
     }
-    take(this.#writingBatch)
-    take(this.#pending)
+    take(this.waiting())
     const written = await this.select(partition, window)
     if (waiting.length === 0) return written
     const byId = new Map<number, Event>()
@@ -229,21 +264,10 @@ export abstract class ProjectionArchive<Event, Partition> {
       for (const event of missing) this.add(event)
       written += missing.length
       // Written as it goes: a first start after an upgrade can bring more than the queue holds.
-      if (this.#pending.length >= catchUpFlushRows) await this.flush().catch(() => {})
+      if (this.queued >= catchUpFlushRows) await this.flush().catch(() => {})
     }
     return written
   }
-
-  /** Writes what is queued and closes the store (`beforeClose` lets a subclass stop its work). */
-  async close(): Promise<void> {
-    await this.flush().catch(() => {})
-    this.#closed = true
-    clearTimeout(this.#timer)
-    await this.beforeClose()
-    await this.closeStore()
-  }
-
-  protected async beforeClose(): Promise<void> {}
 
   /**
    * Whether events may be missing between the archive's newest (`known`) and the first one the
@@ -258,7 +282,6 @@ export abstract class ProjectionArchive<Event, Partition> {
   protected abstract idOf(event: Event): number
   protected abstract timeOf(event: Event): number
   protected abstract isIn(event: Event, partition: Partition): boolean
-  protected abstract insert(events: readonly Event[]): Promise<void>
   protected abstract select(partition: Partition, window: ArchiveWindow): Promise<Event[]>
   /** The newest archived id of a partition, 0 for none (one step down the primary key). */
   protected abstract newestId(partition: Partition): Promise<number>
@@ -269,7 +292,6 @@ export abstract class ProjectionArchive<Event, Partition> {
     for (const partition of partitions) ids.push(await this.newestId(partition))
     return ids
   }
-  protected abstract closeStore(): Promise<void>
 }
 
 /** An archive's SQLite file: its connection and the thread that checkpoints it. */

@@ -1,11 +1,8 @@
 // The fill archive on each of its stores: the SQLite file of the embedded default, and the
 // `account_fills` table of a SQL database (PGlite always, PostgreSQL when TEST_DATABASE_URL is
 // set). The queue, retries and overflow it shares with the trade archive are tested there.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { FillEvent } from '@polder/engine'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   type FillArchive,
   type FillPartition,
@@ -13,46 +10,14 @@ import {
   SqliteFillArchive,
 } from '../../src/storage/fillArchive.ts'
 import type { ArchiveWindow } from '../../src/storage/projectionArchive.ts'
-import { removeEmptyEmbeddedDir, sharedDatabases, storageTargets } from './storageTargets.ts'
+import { archiveStores } from './storageTargets.ts'
 
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+const stores = archiveStores<FillArchive>({
+  file: 'fills.sqlite',
+  table: 'account_fills',
+  sqlite: (path) => new SqliteFillArchive(path),
+  sql: (driver) => new SqlFillArchive(driver),
 })
-const databases = sharedDatabases()
-afterAll(async () => {
-  await databases.closeAll()
-  await removeEmptyEmbeddedDir()
-})
-
-type Store = { name: string; open(): Promise<FillArchive> }
-
-const stores: Store[] = [
-  {
-    name: 'SQLite file (embedded default)',
-    async open() {
-      const dir = mkdtempSync(join(tmpdir(), 'polder-fills-'))
-      const archive = new SqliteFillArchive(join(dir, 'fills.sqlite'))
-      cleanups.push(async () => {
-        await archive.close()
-        rmSync(dir, { recursive: true, force: true })
-      })
-      return archive
-    },
-  },
-  ...storageTargets.map(
-    (target): Store => ({
-      name: `SQL table on ${target.name}`,
-      async open() {
-        const driver = await databases.open(target)
-        await driver.query('delete from account_fills')
-        const archive = new SqlFillArchive(driver)
-        cleanups.push(() => archive.close())
-        return archive
-      },
-    }),
-  ),
-]
 
 const t0 = Date.UTC(2026, 10, 20)
 

@@ -5,6 +5,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
+import { afterAll, afterEach } from 'vitest'
 import { openDriver, openStorage, type StorageLocation } from '../../src/storage/openStorage.ts'
 import type { SqlDriver } from '../../src/storage/sqlDriver.ts'
 
@@ -104,4 +105,51 @@ export function sharedDatabases(): {
       opened.clear()
     },
   }
+}
+
+/**
+ * An archive on each of its stores, for a test file's `describe.each`: a SQLite file in a fresh
+ * directory (the embedded default), and `table` in each target's database, shared by the file's
+ * tests and emptied for each. Archives are closed after their test, databases after the file.
+ */
+export function archiveStores<Archive extends { close(): Promise<void> }>(options: {
+  /** The SQLite file's name, as in a data directory. */
+  file: string
+  table: string
+  sqlite(path: string): Archive
+  sql(driver: SqlDriver): Archive
+}): { name: string; open(): Promise<Archive> }[] {
+  const cleanups: (() => Promise<void>)[] = []
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+  })
+  const databases = sharedDatabases()
+  afterAll(async () => {
+    await databases.closeAll()
+    await removeEmptyEmbeddedDir()
+  })
+  return [
+    {
+      name: 'SQLite file (embedded default)',
+      async open() {
+        const dir = mkdtempSync(join(tmpdir(), 'polder-archive-'))
+        const archive = options.sqlite(join(dir, options.file))
+        cleanups.push(async () => {
+          await archive.close()
+          rmSync(dir, { recursive: true, force: true })
+        })
+        return archive
+      },
+    },
+    ...storageTargets.map((target) => ({
+      name: `SQL table on ${target.name}`,
+      async open() {
+        const driver = await databases.open(target)
+        await driver.query(`delete from ${options.table}`)
+        const archive = options.sql(driver)
+        cleanups.push(() => archive.close())
+        return archive
+      },
+    })),
+  ]
 }

@@ -1,0 +1,348 @@
+// Every account's closed orders, kept for `GET /orders` and `GET /order` beyond what the core holds
+// in memory (its newest 5,000 to 10,000 per account): a trader's whole order record, as their
+// fills are in the fill archive. A closed order never changes again, so it is written once, as
+// it closed, with its fills; open orders are only ever in the core. Queued, written in batches
+// and listed while waiting as the other archives (projectionArchive.ts).
+//
+// - Embedded default: `orders.sqlite` in the data directory (node:sqlite, WAL).
+// - PostgreSQL (DATABASE_URL): the `account_orders` table (migration 8).
+//
+// Orders are listed by their creation time, then their id (`OrderKey`): ids are time-ordered
+// (UUIDv7, src/core/orderIds.ts), so within a millisecond that is the order they were placed in,
+// and each of the three indexes grows at its partition's end as orders are added.
+//
+// After a crash: the core keeps every order that closed in its last minute (`closedOrderKeptMs`),
+// and the archive writes within a second, so the next start writes again every order the core
+// holds that closed from a minute before the newest archived one (`catchUp`; duplicates are
+// ignored). Only writes failing for over a minute before a crash, which are reported as they
+// fail, can leave orders out.
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import {
+  closedOrderKeptMs,
+  compareOrderKeys,
+  isInOrderWindow,
+  type OrderKey,
+  type OrderRecord,
+  type OrderWindow,
+} from '../core/orderHistory.ts'
+import type { StorageLocation } from './openStorage.ts'
+import {
+  BatchedArchive,
+  closeSqliteArchiveFile,
+  insertIgnoringDuplicates,
+  insertInSqliteTransaction,
+  openSqliteArchiveFile,
+  type SqliteArchiveFile,
+} from './projectionArchive.ts'
+import type { SqlDriver, SqlParam } from './sqlDriver.ts'
+
+const columns = 'account_id, market, order_id, client_order_id, created_ms, updated_ms, record'
+/** Sorts after every order id (ours are UUIDs: hex digits and dashes). */
+const afterEveryId = '~'
+/** Orders per transaction: as the fill archive's, a few milliseconds of the event loop each. */
+const orderWriteRowsMax = 1_000
+/** Written a second apart, as fills, for the same reason: fewer, larger batches cost less. */
+const orderFlushIntervalMs = 1_000
+/** A catch-up writes what it has queued every this many orders. */
+const catchUpFlushRows = 50_000
+
+function valuesOf(record: OrderRecord): SqlParam[] {
+  const { state } = record
+  return [
+    state.accountId,
+    state.market,
+    state.orderId,
+    state.clientOrderId,
+    state.created,
+    state.updated,
+    JSON.stringify(record),
+  ]
+}
+
+const recordOf = (row: { record: string }): OrderRecord => JSON.parse(row.record) as OrderRecord
+
+/**
+ * The window's bounds as keys (a cursor, or else the time window's edge) and the creation times
+ * between them, which is the range of the index that a listing reads (a cursor deep in the past
+ * is then one seek, not a walk over every newer order).
+ */
+function boundsOf(window: OrderWindow) {
+  const from: OrderKey = window.from ?? { created: window.startMs, orderId: '' }
+  const to: OrderKey = window.to ?? { created: window.endMs, orderId: afterEveryId }
+  return {
+    from,
+    to,
+    startMs: Math.max(window.startMs, from.created),
+    endMs: Math.min(window.endMs, to.created),
+  }
+}
+
+/** A listing's parameters, in the order both stores' statements take them. */
+function listingParams(accountId: number, market: string, window: OrderWindow): SqlParam[] {
+  const { from, to, startMs, endMs } = boundsOf(window)
+  return [
+    accountId,
+    market,
+    startMs,
+    endMs,
+    from.created,
+    from.orderId,
+    to.created,
+    to.orderId,
+    window.limit,
+  ]
+}
+
+const newestFirst = (a: OrderRecord, b: OrderRecord) => compareOrderKeys(b.state, a.state)
+
+/** Closed orders, one account's in one market listed together. */
+export abstract class OrderArchive extends BatchedArchive<OrderRecord> {
+  constructor(options: { queueMax?: number } = {}) {
+    super('order', {
+      flushIntervalMs: orderFlushIntervalMs,
+      writeRowsMax: orderWriteRowsMax,
+      ...options,
+    })
+  }
+
+  /** The account's closed orders in a market in the window, newest first: written or waiting. */
+  async list(accountId: number, market: string, window: OrderWindow): Promise<OrderRecord[]> {
+    const waiting = this.#waitingOf(accountId, market).filter((record) =>
+      isInOrderWindow(record.state, window),
+    )
+    const written = await this.select(accountId, market, window)
+    if (waiting.length === 0) return written
+    const byId = new Map<string, OrderRecord>()
+    for (const record of [...written, ...waiting]) byId.set(record.state.orderId, record)
+    return [...byId.values()].sort(newestFirst).slice(0, window.limit)
+  }
+
+  /** The account's closed order in a market with this id. */
+  async find(accountId: number, market: string, orderId: string): Promise<OrderRecord | undefined> {
+    const waiting = this.#waitingOf(accountId, market).find(
+      (record) => record.state.orderId === orderId,
+    )
+    return waiting ?? (await this.selectOne(accountId, market, orderId))
+  }
+
+  /** The account's newest closed order in a market with this clientOrderId. */
+  async findByClientId(
+    accountId: number,
+    market: string,
+    clientOrderId: string,
+  ): Promise<OrderRecord | undefined> {
+    const found = this.#waitingOf(accountId, market).filter(
+      (record) => record.state.clientOrderId === clientOrderId,
+    )
+    const written = await this.selectByClientId(accountId, market, clientOrderId)
+    if (written) found.push(written)
+    return found.sort(newestFirst)[0]
+  }
+
+  #waitingOf(accountId: number, market: string): OrderRecord[] {
+    return this.waiting().filter(
+      (record) => record.state.accountId === accountId && record.state.market === market,
+    )
+  }
+
+  /**
+   * Writes again the closed orders the core holds that a crash may have kept from being written:
+   * those that closed from `closedOrderKeptMs` before the newest archived one on (all of them
+   * into an empty archive). `closedSince` gives the core's closed orders of archived accounts.
+   */
+  async catchUp(closedSince: (sinceMs: number) => Iterable<OrderRecord>): Promise<number> {
+    const newest = await this.newestCloseMs()
+    let written = 0
+    for (const record of closedSince(newest === undefined ? 0 : newest - closedOrderKeptMs)) {
+      this.add(record)
+      written += 1
+      if (this.queued >= catchUpFlushRows) await this.flush().catch(() => {})
+    }
+    // A store that refuses writes now does not keep the server from starting (they are retried).
+    await this.flush().catch(() => {})
+    return written
+  }
+
+  protected abstract select(
+    accountId: number,
+    market: string,
+    window: OrderWindow,
+  ): Promise<OrderRecord[]>
+  protected abstract selectOne(
+    accountId: number,
+    market: string,
+    orderId: string,
+  ): Promise<OrderRecord | undefined>
+  protected abstract selectByClientId(
+    accountId: number,
+    market: string,
+    clientOrderId: string,
+  ): Promise<OrderRecord | undefined>
+  /** When the most recently archived order closed; undefined for an empty archive. */
+  protected abstract newestCloseMs(): Promise<number | undefined>
+}
+
+const sqliteSchema = `
+  create table if not exists account_orders (
+    account_id integer not null,
+    market text not null,
+    order_id text not null,
+    client_order_id text,
+    created_ms integer not null,
+    updated_ms integer not null,
+    record text not null
+  ) strict;
+  create unique index if not exists account_orders_by_id
+    on account_orders (account_id, market, order_id);
+  create index if not exists account_orders_by_time
+    on account_orders (account_id, market, created_ms, order_id);
+  create index if not exists account_orders_by_client_id
+    on account_orders (account_id, market, client_order_id) where client_order_id is not null;`
+
+/** The archive in a SQLite file (or in memory when `path` is undefined). */
+export class SqliteOrderArchive extends OrderArchive {
+  readonly kind = 'sqlite'
+  readonly #db: DatabaseSync
+  readonly #file: SqliteArchiveFile
+  readonly #insert: StatementSync
+  readonly #select: StatementSync
+  readonly #selectOne: StatementSync
+  readonly #selectByClientId: StatementSync
+  readonly #newest: StatementSync
+
+  constructor(path: string | undefined) {
+    super()
+    // Rows are written as orders close, so the table's rowid order is close order (the newest
+    // close is its last row) and the record, a kilobyte or so, stays out of the indexes.
+    this.#file = openSqliteArchiveFile(path, sqliteSchema)
+    this.#db = this.#file.db
+    this.#insert = this.#db.prepare(
+      `insert or ignore into account_orders (${columns}) values (?, ?, ?, ?, ?, ?, ?)`,
+    )
+    this.#select = this.#db.prepare(
+      `select record from account_orders
+        where account_id = ? and market = ?
+          and created_ms between ? and ?
+          and (created_ms, order_id) >= (?, ?)
+          and (created_ms, order_id) <= (?, ?)
+        order by created_ms desc, order_id desc limit ?`,
+    )
+    this.#selectOne = this.#db.prepare(
+      'select record from account_orders where account_id = ? and market = ? and order_id = ?',
+    )
+    // Named: with the ordering asked for, the planner would rather walk the partition by time.
+    this.#selectByClientId = this.#db.prepare(
+      `select record from account_orders indexed by account_orders_by_client_id
+        where account_id = ? and market = ? and client_order_id = ?
+        order by created_ms desc, order_id desc limit 1`,
+    )
+    this.#newest = this.#db.prepare(
+      'select updated_ms from account_orders order by rowid desc limit 1',
+    )
+  }
+
+  protected async insert(records: readonly OrderRecord[]): Promise<void> {
+    insertInSqliteTransaction(this.#db, this.#insert, records.map(valuesOf))
+  }
+
+  protected async select(
+    accountId: number,
+    market: string,
+    window: OrderWindow,
+  ): Promise<OrderRecord[]> {
+    const params = listingParams(accountId, market, window) as (string | number)[]
+    return (this.#select.all(...params) as { record: string }[]).map(recordOf)
+  }
+
+  protected async selectOne(accountId: number, market: string, orderId: string) {
+    const row = this.#selectOne.get(accountId, market, orderId) as { record: string } | undefined
+    return row && recordOf(row)
+  }
+
+  protected async selectByClientId(accountId: number, market: string, clientOrderId: string) {
+    const row = this.#selectByClientId.get(accountId, market, clientOrderId) as
+      | { record: string }
+      | undefined
+    return row && recordOf(row)
+  }
+
+  protected async newestCloseMs(): Promise<number | undefined> {
+    const row = this.#newest.get() as { updated_ms: number } | undefined
+    return row?.updated_ms
+  }
+
+  protected closeStore(): Promise<void> {
+    return closeSqliteArchiveFile(this.#file)
+  }
+}
+
+/** The archive in the `account_orders` table of a SQL database (migration 8). */
+export class SqlOrderArchive extends OrderArchive {
+  readonly kind = 'sql'
+  readonly #driver: SqlDriver
+
+  constructor(driver: SqlDriver, options: { queueMax?: number } = {}) {
+    super(options)
+    this.#driver = driver
+  }
+
+  protected insert(records: readonly OrderRecord[]): Promise<void> {
+    return insertIgnoringDuplicates(this.#driver, 'account_orders', columns, records.map(valuesOf))
+  }
+
+  protected async select(
+    accountId: number,
+    market: string,
+    window: OrderWindow,
+  ): Promise<OrderRecord[]> {
+    const rows = await this.#driver.query<{ record: string }>(
+      `select record from account_orders
+        where account_id = $1 and market = $2
+          and created_ms between $3 and $4
+          and (created_ms, order_id) >= ($5::bigint, $6::text)
+          and (created_ms, order_id) <= ($7::bigint, $8::text)
+        order by created_ms desc, order_id desc limit $9`,
+      listingParams(accountId, market, window),
+    )
+    return rows.map(recordOf)
+  }
+
+  protected async selectOne(accountId: number, market: string, orderId: string) {
+    const [row] = await this.#driver.query<{ record: string }>(
+      'select record from account_orders where account_id = $1 and market = $2 and order_id = $3',
+      [accountId, market, orderId],
+    )
+    return row && recordOf(row)
+  }
+
+  protected async selectByClientId(accountId: number, market: string, clientOrderId: string) {
+    const [row] = await this.#driver.query<{ record: string }>(
+      `select record from account_orders
+        where account_id = $1 and market = $2 and client_order_id = $3
+        order by created_ms desc, order_id desc limit 1`,
+      [accountId, market, clientOrderId],
+    )
+    return row && recordOf(row)
+  }
+
+  protected async newestCloseMs(): Promise<number | undefined> {
+    const [row] = await this.#driver.query<{ updated_ms: string | number | null }>(
+      'select max(updated_ms) as updated_ms from account_orders',
+    )
+    return row?.updated_ms == null ? undefined : Number(row.updated_ms)
+  }
+
+  protected async closeStore(): Promise<void> {
+    // The driver belongs to the caller.
+  }
+}
+
+/** The order archive of a storage location: a SQLite file beside an embedded database. */
+export function openOrderArchive(location: StorageLocation, driver: SqlDriver): OrderArchive {
+  if (location.kind === 'postgres') return new SqlOrderArchive(driver)
+  if (location.dataDir === undefined) return new SqliteOrderArchive(undefined)
+  mkdirSync(location.dataDir, { recursive: true })
+  return new SqliteOrderArchive(join(location.dataDir, 'orders.sqlite'))
+}

@@ -1,0 +1,69 @@
+// The core's order history: what it keeps of an account's orders, and in what order it lists them.
+import type { EngineEvent } from '@polder/engine'
+import { describe, expect, it } from 'vitest'
+import {
+  closedOrderKeptMs,
+  OrderHistory,
+  type OrderRecord,
+  ordersPerAccountMax,
+} from '../src/core/orderHistory.ts'
+import { closed, idOf, t0 } from './fixtures/closedOrder.ts'
+
+/** The events the engine gives for an order placed and closed at once. */
+const eventsOf = (record: OrderRecord): EngineEvent[] => [
+  // A taker's fills come before its first order event.
+  ...record.fills,
+  { type: 'order', ...record.state },
+]
+const everything = { startMs: 0, endMs: Number.MAX_SAFE_INTEGER, limit: 100_000 }
+
+describe('order history', () => {
+  it('keeps the fills of an order that traded at once, which come before its order event', () => {
+    const history = new OrderHistory()
+    const record = closed(1, 'BTC-EUR', 2) // filled, with one fill
+    history.record(eventsOf(record))
+    expect(history.order('BTC-EUR', idOf(2))).toEqual(record)
+    expect(history.fillsOf(1)).toEqual(record.fills)
+  })
+
+  it('forgets the oldest closed orders past 10,000, but none that closed in the last minute', () => {
+    const history = new OrderHistory()
+    const count = ordersPerAccountMax * 2 + 1
+    // All closed within 20 s: none may go yet.
+    for (let serial = 1; serial <= count; serial += 1)
+      history.record(eventsOf(closed(1, 'BTC-EUR', serial, t0 + serial * 2)))
+    expect(history.ordersIn(1, 'BTC-EUR', everything)).toHaveLength(count)
+    // The next trim, 1,024 orders on and over a minute later, drops the oldest down to 5,000.
+    const later = t0 + count * 2 + closedOrderKeptMs
+    for (let serial = count + 1; serial <= count + 1_024; serial += 1)
+      history.record(eventsOf(closed(1, 'BTC-EUR', serial, later + serial)))
+    const kept = history.ordersIn(1, 'BTC-EUR', everything)
+    expect(kept).toHaveLength(ordersPerAccountMax)
+    expect(kept.at(-1)!.state.orderId).toBe(idOf(count + 1_024 - ordersPerAccountMax + 1))
+    expect(history.order('BTC-EUR', idOf(1))).toBeUndefined()
+  })
+
+  it('lists by creation time, then id, within a window and between two orders', () => {
+    const history = new OrderHistory()
+    // Placed out of time order (a test clock); three share one millisecond.
+    for (const [serial, created] of [
+      [1, t0 + 5],
+      [2, t0 + 1],
+      [4, t0 + 3],
+      [3, t0 + 3],
+      [5, t0 + 3],
+    ] as const)
+      history.record(eventsOf(closed(1, 'BTC-EUR', serial, created)))
+    history.record(eventsOf(closed(2, 'BTC-EUR', 6, t0 + 3)))
+    const serials = (window: object) =>
+      history
+        .ordersIn(1, 'BTC-EUR', { ...everything, ...window })
+        .map((record) => Number(record.state.orderId.slice(-12)))
+    expect(serials({})).toEqual([1, 5, 4, 3, 2])
+    expect(serials({ startMs: t0 + 2, endMs: t0 + 4 })).toEqual([5, 4, 3])
+    const key = (serial: number, created: number) => ({ created, orderId: idOf(serial) })
+    expect(serials({ from: key(3, t0 + 3), to: key(4, t0 + 3) })).toEqual([4, 3])
+    expect(serials({ to: key(4, t0 + 3), limit: 2 })).toEqual([4, 3])
+    expect(history.ordersIn(1, 'ETH-EUR', everything)).toEqual([])
+  })
+})
