@@ -1,12 +1,17 @@
-// The archives on the embedded default: public trades (trades.sqlite) and each account's fills
-// (fills.sqlite). What writing costs the event loop per row, and how long `/{market}/trades` and
-// `GET /trades` reads take at the newest end and far in the past of a partition holding many
-// rows. Prints µs per row and ms per read (median of 50).
+// The archives on the embedded default: public trades (trades.sqlite), each account's fills
+// (fills.sqlite) and closed orders (orders.sqlite). What writing costs the event loop per row, and
+// how long `/{market}/trades`, `GET /trades` and `GET /orders` reads take at the newest end and far
+// in the past of a partition holding many rows. Prints µs per row and ms per read (median of 50).
 // Run: npm exec -- node bench/exchange/archives.bench.ts [rows per archive]
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import type { OrderRecord } from '../../apps/exchange/src/core/orderHistory.ts'
+import { newOrderId } from '../../apps/exchange/src/core/orderIds.ts'
 import { SqliteFillArchive } from '../../apps/exchange/src/storage/fillArchive.ts'
+import { SqliteOrderArchive } from '../../apps/exchange/src/storage/orderArchive.ts'
 import type { ArchiveWindow } from '../../apps/exchange/src/storage/projectionArchive.ts'
 import { SqliteTradeArchive } from '../../apps/exchange/src/storage/tradeArchive.ts'
 
@@ -28,26 +33,26 @@ async function measure<Event>(
   name: string,
   archive: Archive<Event>,
   eventOf: (id: number) => Event,
-  list: (window: ArchiveWindow) => Promise<unknown[]>,
+  /** The newest 1,000 at most in a time window. */
+  list: (time: { startMs: number; endMs: number }) => Promise<unknown[]>,
   /** The ids whose rows the measured partition holds. */
   measuredShare: number,
   batch: number,
 ): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve)) // the event loop measured is running
   const writeStarted = performance.now()
+  const loopBefore = performance.eventLoopUtilization()
   for (let id = 1; id <= rowCount; id += 1) {
     archive.add(eventOf(id))
     if (id % batch === 0) await archive.flush()
   }
   await archive.flush()
   const writeUs = ((performance.now() - writeStarted) * 1000) / rowCount
-  const all: ArchiveWindow = {
-    startMs: 0,
-    endMs: Number.MAX_SAFE_INTEGER,
-    fromId: 0,
-    toId: Number.MAX_SAFE_INTEGER,
-    limit: 1000,
-  }
-  const medianMs = async (window: ArchiveWindow) => {
+  // What the event loop spent, making the rows included (an archive on its own thread writes
+  // there): the cost to the server's own thread.
+  const loopUs = (performance.eventLoopUtilization(loopBefore).active * 1000) / rowCount
+  const all = { startMs: 0, endMs: Number.MAX_SAFE_INTEGER }
+  const medianMs = async (window: { startMs: number; endMs: number }) => {
     const times: number[] = []
     let rows = 0
     for (let run = 0; run < 50; run += 1) {
@@ -66,7 +71,9 @@ async function measure<Event>(
   console.log(
     `${name}, SQLite, ${rowCount} rows, ${Math.round(rowCount * measuredShare)} in the partition read:`,
   )
-  console.log(`  written in batches of ${batch}: ${writeUs.toFixed(2)} µs per row`)
+  console.log(
+    `  written in batches of ${batch}: ${writeUs.toFixed(2)} µs per row, of the event loop ${loopUs.toFixed(2)}`,
+  )
   console.log(`  newest 1,000: ${await medianMs(all)}`)
   console.log(`  an hour 10% of the way in, 1,000 at most: ${await medianMs(oneHourAt(0.1))}`)
   console.log(`  an hour half way: ${await medianMs(oneHourAt(0.5))}`)
@@ -74,6 +81,11 @@ async function measure<Event>(
   await archive.close()
 }
 
+const everyId: Omit<ArchiveWindow, 'startMs' | 'endMs'> = {
+  fromId: 0,
+  toId: Number.MAX_SAFE_INTEGER,
+  limit: 1000,
+}
 const dir = mkdtempSync(join(tmpdir(), 'polder-archives-bench-'))
 const trades = new SqliteTradeArchive(join(dir, 'trades.sqlite'))
 await measure(
@@ -88,7 +100,7 @@ await measure(
     amount: 1_000 + id,
     side: id % 2 === 0 ? ('buy' as const) : ('sell' as const),
   }),
-  (window) => trades.list('BTC-EUR', window),
+  (time) => trades.list('BTC-EUR', { ...everyId, ...time }),
   1,
   tradeBatch,
 )
@@ -114,7 +126,77 @@ for (const batch of [500, 5_000]) {
       fee: 25,
       feeCurrency: 'EUR',
     }),
-    (window) => fills.list(1, 'BTC-EUR', window),
+    (time) => fills.list(1, 'BTC-EUR', { ...everyId, ...time }),
+    0.1,
+    batch,
+  )
+}
+// Closed orders, also every second; each with its one fill, a third with a client order id.
+for (const batch of [500, 5_000]) {
+  const orders = new SqliteOrderArchive(join(dir, `orders-${batch}.sqlite`))
+  await measure(
+    'order archive',
+    orders,
+    (id): OrderRecord => {
+      const accountId = id % 10 === 0 ? 1 : 2 + (id % otherAccounts)
+      const created = startMs + id * stepMs
+      const orderId = newOrderId(created)
+      const clientOrderId = id % 3 === 0 ? randomUUID() : null
+      const price = 60_000 + (id % 100)
+      const amount = 1_000 + id
+      return {
+        state: {
+          orderId,
+          clientOrderId,
+          market: 'BTC-EUR',
+          accountId,
+          operatorId: 0,
+          created,
+          updated: created + 1,
+          status: 'filled',
+          side: 'buy',
+          orderType: 'limit',
+          amount,
+          amountRemaining: 0,
+          amountQuote: null,
+          amountQuoteRemaining: null,
+          price,
+          triggerAmount: null,
+          triggerType: null,
+          triggerReference: null,
+          triggerPrice: null,
+          filledAmount: amount,
+          filledAmountQuote: price * amount,
+          feePaid: 25,
+          feeCurrency: 'EUR',
+          selfTradePrevention: 'decrementAndCancel',
+          visible: true,
+          timeInForce: 'GTC',
+          postOnly: false,
+          disableMarketProtection: false,
+          restatementReason: null,
+        },
+        fills: [
+          {
+            type: 'fill',
+            market: 'BTC-EUR',
+            orderId,
+            clientOrderId,
+            accountId,
+            fillId: id,
+            timestamp: created + 1,
+            side: 'buy',
+            price,
+            amount,
+            quote: price * amount,
+            taker: true,
+            fee: 25,
+            feeCurrency: 'EUR',
+          },
+        ],
+      }
+    },
+    (time) => orders.list(1, 'BTC-EUR', { ...time, limit: 1000 }),
     0.1,
     batch,
   )

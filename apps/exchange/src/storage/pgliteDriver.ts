@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
-import type { WorkerCommand, WorkerReply } from './pgliteWorker.ts'
+import type { WorkerCommand } from './pgliteWorker.ts'
 import type { SqlDriver, SqlExecutor, SqlParam } from './sqlDriver.ts'
+import { type WorkerError, workerRequests } from './workerRequests.ts'
 
 /** A statement the embedded database refused; carries PostgreSQL's SQLSTATE like pg errors do. */
 export class EmbeddedSqlError extends Error {
@@ -9,7 +10,7 @@ export class EmbeddedSqlError extends Error {
   code: string | undefined
   detail: string | undefined
   constraint: string | undefined
-  constructor(reply: { message: string; code?: string; detail?: string; constraint?: string }) {
+  constructor(reply: WorkerError) {
     super(reply.message)
     this.code = reply.code
     this.detail = reply.detail
@@ -29,49 +30,14 @@ export async function openPgliteDriver(dataDir: string | undefined): Promise<Sql
   const worker = new Worker(new URL('./pgliteWorker.ts', import.meta.url), {
     workerData: { dataDir },
   })
-  const waiting = new Map<
-    number,
-    { resolve: (rows: object[]) => void; reject: (error: Error) => void }
-  >()
-  let nextId = 1
-  let broken: Error | undefined
-
-  await new Promise<void>((resolve, reject) => {
-    const onReady = (reply: WorkerReply): void => {
-      if ('ready' in reply) resolve()
-      else if ('openError' in reply)
-        reject(new Error(`embedded database did not open: ${reply.openError}`))
-      else return
-      worker.off('message', onReady)
-    }
-    worker.on('message', onReady)
-    worker.once('error', reject)
-  })
-
-  const failAll = (error: Error): void => {
-    broken ??= error
-    for (const pending of waiting.values()) pending.reject(error)
-    waiting.clear()
-  }
-  worker.on('message', (reply: WorkerReply) => {
-    if (!('id' in reply)) return
-    const pending = waiting.get(reply.id)
-    if (pending === undefined) return
-    waiting.delete(reply.id)
-    if ('error' in reply) pending.reject(new EmbeddedSqlError(reply.error))
-    else pending.resolve(reply.rows)
-  })
-  worker.on('error', (error) => failAll(error))
-  worker.on('exit', (code) => failAll(new Error(`embedded database thread exited (${code})`)))
-
-  const send = (request: WorkerCommand): Promise<object[]> => {
-    if (broken !== undefined) return Promise.reject(broken)
-    const id = nextId++
-    return new Promise((resolve, reject) => {
-      waiting.set(id, { resolve, reject })
-      worker.postMessage({ ...request, id })
-    })
-  }
+  const requests = workerRequests<WorkerCommand, { rows: object[] }>(
+    worker,
+    'embedded database',
+    (error) => new EmbeddedSqlError(error),
+  )
+  await requests.ready
+  const send = async (request: WorkerCommand): Promise<object[]> =>
+    (await requests.send(request)).rows
 
   const run = <Row extends object>(
     text: string,
@@ -104,16 +70,13 @@ export async function openPgliteDriver(dataDir: string | undefined): Promise<Sql
           await run('commit')
           return result
         } catch (error) {
-          if (broken === undefined) await run('rollback').catch(() => {})
+          await run('rollback').catch(() => {}) // fails at once when the thread is gone
           throw error
         }
       }),
     close: async () => {
       await exclusive(() => send({ op: 'close' }))
-      await new Promise<void>((resolve) => {
-        if (worker.threadId === -1) resolve()
-        else worker.once('exit', () => resolve())
-      })
+      await requests.exited()
     },
   }
 }

@@ -4,14 +4,11 @@
 // there, this side only executes what arrives, in arrival order.
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite } from '@electric-sql/pglite'
+import type { WorkerReply as Reply } from './workerRequests.ts'
 
 export type WorkerCommand = { op: 'query'; text: string; params: unknown[] } | { op: 'close' }
 export type WorkerRequest = WorkerCommand & { id: number }
-export type WorkerReply =
-  | { id: number; rows: object[] }
-  | { id: number; error: { message: string; code?: string; detail?: string; constraint?: string } }
-  | { ready: true }
-  | { openError: string }
+type WorkerReply = Reply<{ rows: object[] }>
 
 const port = parentPort
 if (port === null) throw new Error('pgliteWorker.ts runs only as a worker thread')
