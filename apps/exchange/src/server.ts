@@ -166,7 +166,7 @@ export async function createExchangeServer(
       if (event.type === 'fill' && !unarchivedAccounts.has(event.accountId)) fillArchive.add(event)
   })
   // And their closed orders, each as it closes, with its fills (the core keeps every order that
-  // closed in its last minute, so the record is there).
+  // closed in its last 10 s, so the record is there).
   const orderArchive = openOrderArchive(location, storage)
   const orderCatchUp = await orderArchive.catchUp(function* (sinceMs) {
     for (const record of service.core.history.closedSince(sinceMs))
@@ -177,8 +177,14 @@ export async function createExchangeServer(
       if (event.type !== 'order' || isOpenStatus(event.status)) continue
       if (unarchivedAccounts.has(event.accountId)) continue
       const { type: _type, ...state } = event
-      const fills = service.core.history.fillsOfOrder(event.market, event.orderId) ?? []
-      orderArchive.add({ state, fills: [...fills] })
+      const { history } = service.core
+      const fills = history.fillsOfOrder(event.market, event.orderId) ?? []
+      const stateText = history.closedStateText(event.market, event.orderId)
+      orderArchive.add({
+        state,
+        fills: [...fills],
+        ...(stateText === undefined ? {} : { stateText }),
+      })
     }
   })
   const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))

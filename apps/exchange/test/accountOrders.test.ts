@@ -19,7 +19,7 @@ type WireOrder = {
 }
 
 const startMs = Date.UTC(2026, 10, 20, 12)
-/** 10 ms apart: the core forgets a closed order only a minute after it closed. */
+/** 10 ms apart: the core forgets a closed order only 10 s after it closed. */
 const spacingMs = 10
 let server: ExchangeServer
 let baseUrl: string

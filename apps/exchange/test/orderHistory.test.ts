@@ -26,15 +26,15 @@ describe('order history', () => {
     expect(history.fillsOf(1)).toEqual(record.fills)
   })
 
-  it('forgets the oldest closed orders past 10,000, but none that closed in the last minute', () => {
+  it('forgets the oldest closed orders past 10,000, but none that closed in the last 10 s', () => {
     const history = new OrderHistory()
     const count = ordersPerAccountMax * 2 + 1
-    // All closed within 20 s: none may go yet.
+    // All closed within 5 s: none may go yet.
     for (let serial = 1; serial <= count; serial += 1)
-      history.record(eventsOf(closed(1, 'BTC-EUR', serial, t0 + serial * 2)))
+      history.record(eventsOf(closed(1, 'BTC-EUR', serial, t0 + Math.floor(serial / 2))))
     expect(history.ordersIn(1, 'BTC-EUR', everything)).toHaveLength(count)
-    // The next trim, 1,024 orders on and over a minute later, drops the oldest down to 5,000.
-    const later = t0 + count * 2 + closedOrderKeptMs
+    // The next trim, 1,024 orders on and over 10 s later, drops the oldest down to 5,000.
+    const later = t0 + count + closedOrderKeptMs
     for (let serial = count + 1; serial <= count + 1_024; serial += 1)
       history.record(eventsOf(closed(1, 'BTC-EUR', serial, later + serial)))
     const kept = history.ordersIn(1, 'BTC-EUR', everything)

@@ -12,7 +12,13 @@ export type OrderRecord = { state: OrderState; fills: FillEvent[] }
  * for the garbage collector than an object of 30 fields with its boxed numbers: with the
  * history of objects, the exchange's minor GCs took 9-10 ms every ~430 ms at 5,000 orders/s.
  */
-type KeptOrder = { state: OrderState | string; fills: FillEvent[]; created: number }
+type KeptOrder = {
+  state: OrderState | string
+  fills: FillEvent[]
+  created: number
+  /** When it closed (its last update), -1 while open: a number, so trims read no text. */
+  closed: number
+}
 
 /** Where an order stands in an account's list: by its creation time, then its id. */
 export type OrderKey = { created: number; orderId: string }
@@ -49,7 +55,7 @@ function createdOf(text: string): number {
   return Number(found[1])
 }
 
-/** A closed order's last change (when it closed) read from its kept text. */
+/** A closed order's last change (when it closed) read from its kept text (snapshot restore). */
 function updatedOf(text: string): number {
   const found = /"updated":(\d+)/.exec(text)
   if (!found) throw new Error('a kept order has no update time')
@@ -76,10 +82,11 @@ export const recentTradesPerMarketMax = 1_000
 export const ordersPerAccountMax = 5_000
 /**
  * A closed order is kept at least this long after it closed (by the times of the core's own
- * events, so a replay forgets the same ones): the order archive writes it within a second, and a
- * crash before that write is caught up from what the core holds at the next start.
+ * events, so a replay forgets the same ones): the order archive writes it within a second or
+ * two, and a crash before that write is caught up from what the core holds at the next start.
+ * Longer would hold more in memory: an account placing 1,000 orders a second keeps 10 s of them.
  */
-export const closedOrderKeptMs = 60_000
+export const closedOrderKeptMs = 10_000
 export const fillsPerAccountMax = 5_000
 const openStatuses = new Set(['new', 'partiallyFilled', 'awaitingTrigger'])
 
@@ -176,8 +183,11 @@ export class OrderHistory {
     for (const [key, record] of snapshot.orders) {
       // Captured text is already a closed order's kept form; read-back objects are sorted here.
       const state = record.state instanceof RawJson ? record.state.text : keepState(record.state)
-      const created = typeof state === 'string' ? createdOf(state) : state.created
-      history.#orders.set(key, { state, fills: record.fills, created })
+      const kept: KeptOrder =
+        typeof state === 'string'
+          ? { state, fills: record.fills, created: createdOf(state), closed: updatedOf(state) }
+          : { state, fills: record.fills, created: state.created, closed: -1 }
+      history.#orders.set(key, kept)
     }
     for (const [accountId, keys] of snapshot.byAccount) history.#byAccount.set(accountId, keys)
     for (const [accountId, fills] of snapshot.fillsByAccount)
@@ -197,10 +207,13 @@ export class OrderHistory {
         const { type: _type, ...state } = event
         const key = `${event.market} ${event.orderId}`
         const known = this.#orders.get(key)
-        if (known) known.state = keepState(state)
-        else {
+        const closed = openStatuses.has(state.status) ? -1 : state.updated
+        if (known) {
+          known.state = keepState(state)
+          known.closed = closed
+        } else {
           const fills = early?.get(key) ?? []
-          this.#orders.set(key, { state: keepState(state), fills, created: state.created })
+          this.#orders.set(key, { state: keepState(state), fills, created: state.created, closed })
           const keys = this.#byAccount.get(event.accountId) ?? []
           keys.push(key)
           this.#byAccount.set(event.accountId, keys)
@@ -275,14 +288,19 @@ export class OrderHistory {
     let excess = keys.length - ordersPerAccountMax
     const keptKeys: string[] = []
     for (const key of keys) {
-      const state = this.#orders.get(key)!.state
-      // Only a closed order's state is kept as text.
-      if (excess > 0 && typeof state === 'string' && updatedOf(state) < closedBeforeMs) {
+      const { closed } = this.#orders.get(key)!
+      if (excess > 0 && closed >= 0 && closed < closedBeforeMs) {
         this.#orders.delete(key)
         excess -= 1
       } else keptKeys.push(key)
     }
     keys.splice(0, keys.length, ...keptKeys)
+  }
+
+  /** A closed order's state as the JSON text it is kept as (undefined for an open one). */
+  closedStateText(market: string, orderId: string): string | undefined {
+    const state = this.#orders.get(`${market} ${orderId}`)?.state
+    return typeof state === 'string' ? state : undefined
   }
 
   /** An order's fills, oldest first (its state left unread). */
@@ -345,7 +363,7 @@ export class OrderHistory {
   /** Every closed order that closed at or after `sinceMs`, in no set order (archive catch-up). */
   *closedSince(sinceMs: number): Generator<OrderRecord> {
     for (const kept of this.#orders.values())
-      if (typeof kept.state === 'string' && updatedOf(kept.state) >= sinceMs)
+      if (kept.closed >= 0 && kept.closed >= sinceMs)
         yield { state: stateOf(kept), fills: kept.fills }
   }
 

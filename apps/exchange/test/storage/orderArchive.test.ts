@@ -117,7 +117,7 @@ describe.each(stores)('order archive: $name', (store) => {
     expect(await archive.find(1, 'BTC-EUR', idOf(99))).toBeUndefined()
   })
 
-  it('catches up from a minute before its newest order, keeping what it has as it is', async () => {
+  it('catches up from 10 s before its newest order, keeping what it has as it is', async () => {
     const archive = await store.open()
     const held = Array.from({ length: 100 }, (_, index) => closed(1, 'BTC-EUR', index + 1))
     const asked: number[] = []
@@ -128,12 +128,12 @@ describe.each(stores)('order archive: $name', (store) => {
     // Empty: everything the core holds.
     expect(await archive.catchUp(closedSince)).toBe(100)
     expect(asked).toEqual([0])
-    // Then from a minute before the newest archived close, written again and ignored.
+    // Then from 10 s before the newest archived close, written again and ignored.
     const newestClose = held.at(-1)!.state.updated
     const changed = { ...held[99]!, state: { ...held[99]!.state, operatorId: 42 } }
     held[99] = changed
     held.push(closed(1, 'BTC-EUR', 101))
-    expect(await archive.catchUp(closedSince)).toBe(62) // 60 s of one order a second, and the new
+    expect(await archive.catchUp(closedSince)).toBe(12) // 10 s of one order a second, and the new
     expect(asked[1]).toBe(newestClose - closedOrderKeptMs)
     const listed = await archive.list(1, 'BTC-EUR', everything)
     expect(serials(listed)).toEqual(Array.from({ length: 101 }, (_, index) => 101 - index))
