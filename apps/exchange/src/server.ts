@@ -42,7 +42,7 @@ import { StakingAccrual } from './staking/stakingAccrual.ts'
 import { type FillPartition, openFillArchive } from './storage/fillArchive.ts'
 import { type Journal, openJournal } from './storage/journal.ts'
 import { openStorage, type StorageLocation, storageLocation } from './storage/openStorage.ts'
-import { openOrderArchive } from './storage/orderArchive.ts'
+import { type ArchivedOrder, openOrderArchive } from './storage/orderArchive.ts'
 import { openSnapshotStore } from './storage/snapshotStore.ts'
 import type { SqlDriver } from './storage/sqlDriver.ts'
 import { openTradeArchive } from './storage/tradeArchive.ts'
@@ -165,27 +165,38 @@ export async function createExchangeServer(
     for (const event of events)
       if (event.type === 'fill' && !unarchivedAccounts.has(event.accountId)) fillArchive.add(event)
   })
-  // And their closed orders, each as it closes, with its fills (the core keeps every order that
-  // closed in its last 10 s, so the record is there).
+  // And their closed orders, each as it closes, with its fills: taken from the core as the
+  // command is applied (later commands may trim its history before this one is durable), and
+  // archived once it is durable.
   const orderArchive = openOrderArchive(location, storage)
   const orderCatchUp = await orderArchive.catchUp(function* (sinceMs) {
     for (const record of service.core.history.closedSince(sinceMs))
       if (!unarchivedAccounts.has(record.state.accountId)) yield record
-  })
-  service.onEvents((events) => {
-    for (const event of events) {
+  }, service.core.history.newestCloseMs())
+  const closedByCommand = new WeakMap<object, ArchivedOrder[]>()
+  service.onOutcome((command, outcome) => {
+    if (!outcome.ok) return
+    let closed: ArchivedOrder[] | undefined
+    for (const event of outcome.events) {
       if (event.type !== 'order' || isOpenStatus(event.status)) continue
       if (unarchivedAccounts.has(event.accountId)) continue
-      const { type: _type, ...state } = event
+      // The event is the order's state (its `type` aside, which nothing reads); the state's JSON
+      // text is the core's own.
       const { history } = service.core
       const fills = history.fillsOfOrder(event.market, event.orderId) ?? []
       const stateText = history.closedStateText(event.market, event.orderId)
-      orderArchive.add({
-        state,
+      closed ??= []
+      closed.push({
+        state: event,
         fills: [...fills],
         ...(stateText === undefined ? {} : { stateText }),
       })
     }
+    if (closed) closedByCommand.set(command, closed)
+  })
+  service.onEvents((_events, command) => {
+    for (const order of closedByCommand.get(command) ?? []) orderArchive.add(order)
+    closedByCommand.delete(command)
   })
   const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))
   const { warmAccount } = registerExchangeActions(actions, {

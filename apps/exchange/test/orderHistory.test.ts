@@ -65,5 +65,15 @@ describe('order history', () => {
     expect(serials({ from: key(3, t0 + 3), to: key(4, t0 + 3) })).toEqual([4, 3])
     expect(serials({ to: key(4, t0 + 3), limit: 2 })).toEqual([4, 3])
     expect(history.ordersIn(1, 'ETH-EUR', everything)).toEqual([])
+    // The archive's catch-up takes them in the order they closed.
+    const closes = history.closedSince(t0 + 500 + 3)
+    expect(closes.map((record) => record.state.updated)).toEqual([
+      t0 + 503,
+      t0 + 503,
+      t0 + 503,
+      t0 + 503,
+      t0 + 505,
+    ])
+    expect(history.newestCloseMs()).toBe(t0 + 505)
   })
 })

@@ -294,16 +294,17 @@ export function registerExchangeActions(
     accountId: number,
     params: { orderId?: unknown; clientOrderId?: unknown },
   ): Promise<OrderRecord | undefined> {
+    // Our order ids are lower case; the protocol allows either.
+    const orderId = typeof params.orderId === 'string' ? params.orderId.toLowerCase() : undefined
     let record: OrderRecord | undefined
     if (typeof params.clientOrderId === 'string')
       record = history.orderByClientId(accountId, market, params.clientOrderId)
-    else if (typeof params.orderId === 'string') record = history.order(market, params.orderId)
+    else if (orderId !== undefined) record = history.order(market, orderId)
     if (record) return record.state.accountId === accountId ? record : undefined
     if (deps.unarchivedAccounts.has(accountId)) return undefined
     if (typeof params.clientOrderId === 'string')
       return deps.orderArchive.findByClientId(accountId, market, params.clientOrderId)
-    if (typeof params.orderId === 'string')
-      return deps.orderArchive.find(accountId, market, params.orderId)
+    if (orderId !== undefined) return deps.orderArchive.find(accountId, market, orderId)
     return undefined
   }
 

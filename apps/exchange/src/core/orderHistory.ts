@@ -313,31 +313,15 @@ export class OrderHistory {
     return kept === undefined ? undefined : { state: stateOf(kept), fills: kept.fills }
   }
 
-  /**
-   * The account's orders, newest first, optionally in one market, read one at a time (a caller
-   * that stops early reads no more of the history than it needs). With a market, `range` keeps
-   * the orders placed from the order `fromOrderId` (the oldest yielded) up to `toOrderId` (the
-   * newest), both included; the orders outside it are skipped without being read.
-   */
-  *ordersOf(
-    accountId: number,
-    market?: string,
-    range: { fromOrderId?: string; toOrderId?: string } = {},
-  ): Generator<OrderRecord> {
+  /** The account's orders, newest placed first, optionally in one market (snapshot tests). */
+  *ordersOf(accountId: number, market?: string): Generator<OrderRecord> {
     const keys = this.#byAccount.get(accountId) ?? []
-    const toKey = range.toOrderId === undefined ? undefined : `${market} ${range.toOrderId}`
-    const fromKey = range.fromOrderId === undefined ? undefined : `${market} ${range.fromOrderId}`
-    let inRange = toKey === undefined
     for (let index = keys.length - 1; index >= 0; index -= 1) {
       const key = keys[index]!
       // The key is `${market} ${orderId}`: a market's orders are told apart without reading them.
       if (market !== undefined && !key.startsWith(`${market} `)) continue
-      if (key === toKey) inRange = true
-      if (inRange) {
-        const kept = this.#orders.get(key)!
-        yield { state: stateOf(kept), fills: kept.fills }
-      }
-      if (key === fromKey) return
+      const kept = this.#orders.get(key)!
+      yield { state: stateOf(kept), fills: kept.fills }
     }
   }
 
@@ -360,11 +344,22 @@ export class OrderHistory {
       .map(({ kept }) => ({ state: stateOf(kept), fills: kept.fills }))
   }
 
-  /** Every closed order that closed at or after `sinceMs`, in no set order (archive catch-up). */
-  *closedSince(sinceMs: number): Generator<OrderRecord> {
+  /** Every closed order that closed at or after `sinceMs`, in the order they closed (catch-up). */
+  closedSince(sinceMs: number): OrderRecord[] {
+    const found: KeptOrder[] = []
     for (const kept of this.#orders.values())
-      if (kept.closed >= 0 && kept.closed >= sinceMs)
-        yield { state: stateOf(kept), fills: kept.fills }
+      if (kept.closed >= 0 && kept.closed >= sinceMs) found.push(kept)
+    return found
+      .sort((a, b) => a.closed - b.closed)
+      .map((kept) => ({ state: stateOf(kept), fills: kept.fills }))
+  }
+
+  /** When the most recently closed order the history holds closed; undefined for none. */
+  newestCloseMs(): number | undefined {
+    let newest: number | undefined
+    for (const kept of this.#orders.values())
+      if (kept.closed >= 0 && (newest === undefined || kept.closed > newest)) newest = kept.closed
+    return newest
   }
 
   /** The account's order in a market with this clientOrderId, the newest if several. */

@@ -157,10 +157,11 @@ export const migrations: readonly Migration[] = [
     sql: [
       // Every account's closed orders for GET /orders and GET /order (src/storage/orderArchive.ts).
       // On the embedded default they are kept in orders.sqlite instead, and this table stays empty.
+      // Ids in byte order (as SQLite and PGlite compare them): a listing's bounds rely on it.
       `create table account_orders (
         account_id bigint not null,
         market text not null,
-        order_id text not null,
+        order_id text collate "C" not null,
         client_order_id text,
         created_ms bigint not null,
         updated_ms bigint not null,

@@ -37,8 +37,8 @@ const columns = 'account_id, market, order_id, client_order_id, created_ms, upda
 /** Sorts after every order id (ours are UUIDs: hex digits and dashes). */
 const afterEveryId = '~'
 /**
- * Orders per transaction (and per message to the archive's thread, some 1.2 µs of the event loop
- * an order to make and send).
+ * Orders per transaction (made and sent to the archive's thread 250 at a time, some 1.2 µs of
+ * the event loop an order).
  */
 const orderWriteRowsMax = 2_500
 /**
@@ -47,6 +47,11 @@ const orderWriteRowsMax = 2_500
  * generation, and the garbage collector then spends more on them than the write.
  */
 const orderFlushIntervalMs = 200
+/**
+ * Orders kept waiting while writes fail: some 1.4 KB each in the heap, so 140 MB at most (the
+ * other archives' million small events would be 1.4 GB of orders).
+ */
+const orderQueueMax = 100_000
 /** A catch-up writes what it has queued every this many orders. */
 const catchUpFlushRows = 50_000
 
@@ -113,6 +118,7 @@ export abstract class OrderArchive extends BatchedArchive<ArchivedOrder> {
     super('order', {
       flushIntervalMs: orderFlushIntervalMs,
       writeRowsMax: orderWriteRowsMax,
+      queueMax: orderQueueMax,
       ...options,
     })
   }
@@ -161,10 +167,20 @@ export abstract class OrderArchive extends BatchedArchive<ArchivedOrder> {
   /**
    * Writes again the closed orders the core holds that a crash may have kept from being written:
    * those that closed from `closedOrderKeptMs` before the newest archived one on (all of them
-   * into an empty archive). `closedSince` gives the core's closed orders of archived accounts.
+   * into an empty archive), or before the newest the core holds if that is earlier (a clock
+   * once set ahead leaves archived closes in the future). `closedSince` gives the core's closed
+   * orders of archived accounts in the order they closed, so that a crash during this write
+   * leaves a prefix by close time, which the next catch-up starts from.
    */
-  async catchUp(closedSince: (sinceMs: number) => Iterable<OrderRecord>): Promise<number> {
-    const newest = await this.newestCloseMs()
+  async catchUp(
+    closedSince: (sinceMs: number) => Iterable<OrderRecord>,
+    coreNewestCloseMs: number | undefined,
+  ): Promise<number> {
+    const archived = await this.newestCloseMs()
+    const newest =
+      archived === undefined || coreNewestCloseMs === undefined
+        ? archived
+        : Math.min(archived, coreNewestCloseMs)
     let written = 0
     for (const record of closedSince(newest === undefined ? 0 : newest - closedOrderKeptMs)) {
       this.add(record)
@@ -223,15 +239,16 @@ export class SqliteOrderArchive extends OrderArchive {
 
   constructor(path: string | undefined) {
     super()
-    // Rows are written as orders close, so the table's rowid order is close order (the newest
-    // close is its last row) and the record stays out of the indexes.
+    // Rows are written as orders close (a catch-up too), so the last row is the newest close an
+    // uninterrupted write made, and the record stays out of the indexes.
     this.#file = new SqliteThread(path, sqliteSchema)
   }
 
   protected insert(records: readonly ArchivedOrder[]): Promise<void> {
     return this.#file.runMany(
       `insert or ignore into account_orders (${columns}) values (?, ?, ?, ?, ?, ?, ?)`,
-      records.map(valuesOf) as SqliteValue[][],
+      records,
+      (record) => valuesOf(record) as SqliteValue[],
     )
   }
 

@@ -3,30 +3,85 @@ import { Worker } from 'node:worker_threads'
 import type { SqliteValue, SqliteWorkerCommand, SqliteWorkerData } from './sqliteWorker.ts'
 import { type WorkerRequests, workerRequests } from './workerRequests.ts'
 
-export class SqliteThread {
-  readonly #requests: WorkerRequests<SqliteWorkerCommand, { rows: object[] }>
+/** Rows per message: some 0.3 ms of this thread to make and send. */
+const rowsPerMessage = 250
 
-  /** Opens `path` (in memory when undefined) on a new thread and runs `schema` there. */
+export class SqliteThread {
+  readonly #path: string | undefined
+  readonly #schema: string
+  #requests: WorkerRequests<SqliteWorkerCommand, { rows: object[] }>
+  #closing = false
+
+  /**
+   * Opens `path` (in memory when undefined) on a new thread and runs `schema` there. A thread
+   * that dies (the requests it had fail) is started again at the next request.
+   */
   constructor(path: string | undefined, schema: string) {
+    this.#path = path
+    this.#schema = schema
+    this.#requests = this.#start()
+  }
+
+  #start(): WorkerRequests<SqliteWorkerCommand, { rows: object[] }> {
     const worker = new Worker(new URL('./sqliteWorker.ts', import.meta.url), {
-      workerData: { path, schema } satisfies SqliteWorkerData,
+      workerData: { path: this.#path, schema: this.#schema } satisfies SqliteWorkerData,
     })
-    this.#requests = workerRequests(worker, `SQLite file ${path ?? '(in memory)'}`, (error) => {
-      return new Error(error.message)
+    // Closed by `close`; a server that fails to start does not stay alive for it.
+    worker.unref()
+    const requests = workerRequests<SqliteWorkerCommand, { rows: object[] }>(
+      worker,
+      `SQLite file ${this.#path ?? '(in memory)'}`,
+      (error) => new Error(error.message),
+    )
+    worker.once('exit', () => {
+      if (!this.#closing && this.#requests === requests) this.#dead = true
     })
+    return requests
+  }
+
+  #dead = false
+
+  /** The thread's requests, on a new thread if the last one died. */
+  get #live(): WorkerRequests<SqliteWorkerCommand, { rows: object[] }> {
+    if (this.#dead && !this.#closing) {
+      this.#dead = false
+      this.#requests = this.#start()
+    }
+    return this.#requests
   }
 
   /** The rows of one statement. */
   async all<Row extends object>(sql: string, params: readonly SqliteValue[]): Promise<Row[]> {
-    return (await this.#requests.send({ op: 'all', sql, params: [...params] })).rows as Row[]
+    return (await this.#live.send({ op: 'all', sql, params: [...params] })).rows as Row[]
   }
 
-  /** Runs one statement once per row, in one transaction: all the rows, or none of them. */
-  async runMany(sql: string, rows: SqliteValue[][]): Promise<void> {
-    await this.#requests.send({ op: 'runMany', sql, rows })
+  /**
+   * Runs one statement once per item's row, in one transaction: all the rows, or none of them.
+   * Rows are made and sent `rowsPerMessage` at a time with the event loop running in between,
+   * so a large transaction holds this thread a fraction of a millisecond at a time.
+   */
+  async runMany<Item>(
+    sql: string,
+    items: readonly Item[],
+    rowOf: (item: Item) => SqliteValue[],
+  ): Promise<void> {
+    const appended: Promise<unknown>[] = []
+    for (let from = 0; from < items.length; from += rowsPerMessage) {
+      if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve))
+      const rows = items.slice(from, from + rowsPerMessage).map(rowOf)
+      appended.push(this.#live.send({ op: 'append', sql, rows }))
+    }
+    try {
+      await Promise.all(appended)
+      await this.#live.send({ op: 'commit' })
+    } catch (error) {
+      await this.#live.send({ op: 'rollback' }).catch(() => {})
+      throw error
+    }
   }
 
   async close(): Promise<void> {
+    this.#closing = true
     await this.#requests.send({ op: 'close' }).catch(() => {}) // a dead thread is closed too
     await this.#requests.exited()
   }

@@ -1,9 +1,12 @@
 // A SQLite file on a thread of its own (node:sqlite), for an archive whose writes would cost the
 // event loop too much: the order archive's rows are a kilobyte each with three indexes, some 20 to
 // 30 µs a row on the thread that runs them (bench/exchange/archives.bench.ts). Requests are
-// answered one at a time in the order they came; `runMany` runs its rows in one transaction.
-// The file is in WAL mode and checkpointed here, by SQLite itself, off the server's event loop,
-// every 10,000 pages (40 MB): a fifth less work a row than every 1,000.
+// answered one at a time in the order they came. A transaction's rows come in several `append`
+// messages (each small to make and send for the server's thread) and end with `commit` or
+// `rollback`; a failed append is reported, and the transaction then only rolls back.
+// The file is in WAL mode and checkpointed here, off the server's event loop, every second (so
+// that what is committed is on disk within a second, power loss included, as the other archives'
+// files) and by SQLite itself every 10,000 pages (40 MB) in between.
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite'
 import { parentPort, workerData } from 'node:worker_threads'
 import type { WorkerReply as Reply } from './workerRequests.ts'
@@ -11,7 +14,9 @@ import type { WorkerReply as Reply } from './workerRequests.ts'
 export type SqliteValue = string | number | null
 export type SqliteWorkerCommand =
   | { op: 'all'; sql: string; params: SqliteValue[] }
-  | { op: 'runMany'; sql: string; rows: SqliteValue[][] }
+  | { op: 'append'; sql: string; rows: SqliteValue[][] }
+  | { op: 'commit' }
+  | { op: 'rollback' }
   | { op: 'close' }
 export type SqliteWorkerData = { path: string | undefined; schema: string }
 type WorkerReply = Reply<{ rows: object[] }>
@@ -36,6 +41,16 @@ try {
   throw error
 }
 
+// A checkpoint waits for nothing and only copies what the WAL holds: cheap when it is small.
+const checkpoints = setInterval(() => {
+  try {
+    db.exec('pragma wal_checkpoint(passive)')
+  } catch {
+    // busy or failing: the next one tries again, and SQLite's own every 10,000 pages
+  }
+}, 1_000)
+checkpoints.unref()
+
 const statements = new Map<string, StatementSync>()
 const prepared = (sql: string): StatementSync => {
   let statement = statements.get(sql)
@@ -48,19 +63,18 @@ const prepared = (sql: string): StatementSync => {
 
 function execute(command: SqliteWorkerCommand): object[] {
   if (command.op === 'all') return prepared(command.sql).all(...(command.params as SQLInputValue[]))
-  if (command.op === 'runMany') {
+  if (command.op === 'append') {
     const statement = prepared(command.sql)
-    db.exec('begin')
-    try {
-      for (const row of command.rows) statement.run(...(row as SQLInputValue[]))
-      db.exec('commit')
-    } catch (error) {
-      if (db.isTransaction) db.exec('rollback')
-      throw error
-    }
+    if (!db.isTransaction) db.exec('begin')
+    for (const row of command.rows) statement.run(...(row as SQLInputValue[]))
     return []
   }
-  db.close()
+  if (command.op === 'commit') db.exec('commit')
+  else if (db.isTransaction) db.exec('rollback') // a rollback, or a close amid a transaction
+  if (command.op === 'close') {
+    clearInterval(checkpoints)
+    db.close()
+  }
   return []
 }
 

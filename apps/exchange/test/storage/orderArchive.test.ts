@@ -126,17 +126,23 @@ describe.each(stores)('order archive: $name', (store) => {
       return held.filter((record) => record.state.updated >= sinceMs)
     }
     // Empty: everything the core holds.
-    expect(await archive.catchUp(closedSince)).toBe(100)
+    expect(await archive.catchUp(closedSince, undefined)).toBe(100)
     expect(asked).toEqual([0])
     // Then from 10 s before the newest archived close, written again and ignored.
     const newestClose = held.at(-1)!.state.updated
     const changed = { ...held[99]!, state: { ...held[99]!.state, operatorId: 42 } }
     held[99] = changed
     held.push(closed(1, 'BTC-EUR', 101))
-    expect(await archive.catchUp(closedSince)).toBe(12) // 10 s of one order a second, and the new
+    const coreNewest = held.at(-1)!.state.updated
+    expect(await archive.catchUp(closedSince, coreNewest)).toBe(12) // 10 s of them, and the new
     expect(asked[1]).toBe(newestClose - closedOrderKeptMs)
     const listed = await archive.list(1, 'BTC-EUR', everything)
     expect(serials(listed)).toEqual(Array.from({ length: 101 }, (_, index) => 101 - index))
     expect(listed[1]!.state.operatorId).toBe(0) // the first write stands
+    // An archived close in the future (a clock once set ahead): from the core's newest instead.
+    archive.add(closed(1, 'BTC-EUR', 500))
+    await archive.flush()
+    await archive.catchUp(closedSince, coreNewest)
+    expect(asked[2]).toBe(coreNewest - closedOrderKeptMs)
   })
 })
