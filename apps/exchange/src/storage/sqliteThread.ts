@@ -26,8 +26,6 @@ export class SqliteThread {
     const worker = new Worker(new URL('./sqliteWorker.ts', import.meta.url), {
       workerData: { path: this.#path, schema: this.#schema } satisfies SqliteWorkerData,
     })
-    // Closed by `close`; a server that fails to start does not stay alive for it.
-    worker.unref()
     const requests = workerRequests<SqliteWorkerCommand, { rows: object[] }>(
       worker,
       `SQLite file ${this.#path ?? '(in memory)'}`,
