@@ -22,6 +22,7 @@ test('the public entry exports exactly these values', () => {
     'formatDecimal',
     'formatPrice',
     'formatQuote',
+    'isOpenStatus',
     'marketProtectionPpmDefault',
     'marketSpecFromConfig',
     'openOrdersPerMarketMaxDefault',
