@@ -9,21 +9,28 @@ const rowsPerMessage = 250
 export class SqliteThread {
   readonly #path: string | undefined
   readonly #schema: string
+  readonly #script: URL
   #requests: WorkerRequests<SqliteWorkerCommand, { rows: object[] }>
   #closing = false
 
   /**
    * Opens `path` (in memory when undefined) on a new thread and runs `schema` there. A thread
-   * that dies (the requests it had fail) is started again at the next request.
+   * that dies (the requests it had fail) is started again at the next request. `script` is the
+   * thread's code (a test passes one that can be made to die).
    */
-  constructor(path: string | undefined, schema: string) {
+  constructor(
+    path: string | undefined,
+    schema: string,
+    script = new URL('./sqliteWorker.ts', import.meta.url),
+  ) {
     this.#path = path
     this.#schema = schema
+    this.#script = script
     this.#requests = this.#start()
   }
 
   #start(): WorkerRequests<SqliteWorkerCommand, { rows: object[] }> {
-    const worker = new Worker(new URL('./sqliteWorker.ts', import.meta.url), {
+    const worker = new Worker(this.#script, {
       workerData: { path: this.#path, schema: this.#schema } satisfies SqliteWorkerData,
     })
     const requests = workerRequests<SqliteWorkerCommand, { rows: object[] }>(

@@ -1,0 +1,57 @@
+// A SQLite file on its own thread (the order archive's): what is committed outlives the thread,
+// a transaction is all or nothing, and a thread that dies is started again.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { SqliteThread } from '../../src/storage/sqliteThread.ts'
+
+const schema = 'create table if not exists t (id integer primary key, name text not null);'
+const dyingScript = new URL('../fixtures/dyingSqliteWorker.ts', import.meta.url)
+const cleanups: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+function open(script?: URL): SqliteThread {
+  const dir = mkdtempSync(join(tmpdir(), 'polder-sqlite-thread-'))
+  const thread = new SqliteThread(join(dir, 'test.sqlite'), schema, script)
+  cleanups.push(async () => {
+    await thread.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  return thread
+}
+
+const names = async (thread: SqliteThread) =>
+  (await thread.all<{ name: string }>('select name from t order by id', [])).map((row) => row.name)
+
+describe('SQLite on its own thread', () => {
+  it('writes many rows in one transaction, sent a few hundred at a time, or none of them', async () => {
+    const thread = open()
+    const items = Array.from({ length: 1_000 }, (_, index) => index + 1)
+    await thread.runMany('insert into t (id, name) values (?, ?)', items, (id) => [id, `n${id}`])
+    expect(await names(thread)).toHaveLength(1_000)
+    // The last row breaks the primary key: the 999 before it, in earlier messages, go too.
+    const clash = [...Array.from({ length: 999 }, (_, index) => 2_001 + index), 1]
+    await expect(
+      thread.runMany('insert into t (id, name) values (?, ?)', clash, (id) => [id, `m${id}`]),
+    ).rejects.toThrow(/UNIQUE/)
+    expect(await names(thread)).toHaveLength(1_000)
+  })
+
+  it('starts a thread again when it dies, the file as it was committed', async () => {
+    const thread = open(dyingScript)
+    await thread.runMany('insert into t (id, name) values (?, ?)', [1, 2], (id) => [id, `n${id}`])
+    await expect(thread.all("select 'die'", [])).rejects.toThrow()
+    // The next request after the thread has gone goes to a new one.
+    let after: string[] | undefined
+    for (let attempt = 0; attempt < 50 && after === undefined; attempt += 1) {
+      after = await names(thread).catch(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        return undefined
+      })
+    }
+    expect(after).toEqual(['n1', 'n2'])
+  })
+})
