@@ -26,3 +26,23 @@ export function createMetrics(): ExchangeMetrics {
     }),
   }
 }
+
+/**
+ * How many events each archive holds not yet written (public trades, fills, closed orders): a
+ * number that keeps growing means its writes fail or fall behind, and what a crash could cost.
+ */
+export function watchArchives(
+  metrics: ExchangeMetrics,
+  archives: Record<string, { readonly waitingCount: number }>,
+): void {
+  new Gauge({
+    name: 'polder_archive_waiting',
+    help: 'Events waiting to be written to each archive (trades, fills, orders).',
+    labelNames: ['archive'],
+    registers: [metrics.registry],
+    collect() {
+      for (const [archive, queue] of Object.entries(archives))
+        this.set({ archive }, queue.waitingCount)
+    },
+  })
+}

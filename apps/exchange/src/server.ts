@@ -32,7 +32,7 @@ import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
 import { recentTradesPerMarketMax } from './core/orderHistory.ts'
 import { PeriodicTask } from './core/periodicTask.ts'
 import { defaultRateLimitConfig, RateLimiter, rateLimitHeaders } from './limits/rateLimiter.ts'
-import { createMetrics } from './metrics.ts'
+import { createMetrics, watchArchives } from './metrics.ts'
 import { type PaymentProvider, SandboxPaymentProvider } from './payments/paymentProvider.ts'
 import { PaymentService } from './payments/paymentService.ts'
 import { SavingsScheduler } from './savings/scheduler.ts'
@@ -198,6 +198,7 @@ export async function createExchangeServer(
     for (const order of closedByCommand.get(command) ?? []) orderArchive.add(order)
     closedByCommand.delete(command)
   })
+  watchArchives(metrics, { trades: tradeArchive, fills: fillArchive, orders: orderArchive })
   const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))
   const { warmAccount } = registerExchangeActions(actions, {
     service,

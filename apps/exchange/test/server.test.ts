@@ -166,6 +166,10 @@ describe('operations', () => {
     expect(response.status).toBe(200)
     const text = await response.text()
     expect(text).toMatch(/^polder_websocket_connections \d+$/m)
+    for (const archive of ['trades', 'fills', 'orders'])
+      expect(text).toMatch(
+        new RegExp(`^polder_archive_waiting\\{archive="${archive}"\\} \\d+$`, 'm'),
+      )
     expect(text).toMatch(/polder_commands_total\{kind="deposit",outcome="accepted"\} 1/)
     expect(text).toMatch(/polder_commands_total\{kind="deposit",outcome="205"\} 1/)
     expect(text).toContain('polder_nodejs_eventloop_lag_seconds')

@@ -174,9 +174,14 @@ export abstract class BatchedArchive<Event> {
       : this.#writingBatch.concat(this.#pending)
   }
 
-  /** How many events wait to be written. */
+  /** How many events wait to be written (not counting a batch being written). */
   protected get queued(): number {
     return this.#pending.length
+  }
+
+  /** How many events are not yet written, a batch being written included (for /metrics). */
+  get waitingCount(): number {
+    return this.#pending.length + this.#writingBatch.length
   }
 
   /** Writes what is queued and closes the store (`beforeClose` lets a subclass stop its work). */
