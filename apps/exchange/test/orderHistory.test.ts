@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import {
   closedOrderKeptMs,
   OrderHistory,
+  type OrderHistorySnapshot,
   type OrderRecord,
   ordersPerAccountMax,
 } from '../src/core/orderHistory.ts'
@@ -24,6 +25,17 @@ describe('order history', () => {
     history.record(eventsOf(record))
     expect(history.order('BTC-EUR', idOf(2))).toEqual(record)
     expect(history.fillsOf(1)).toEqual(record.fills)
+  })
+
+  it('gives an order from an older snapshot the fills it was kept without', () => {
+    const history = new OrderHistory()
+    const record = closed(1, 'BTC-EUR', 2)
+    history.record(eventsOf(record))
+    // As a snapshot of before 2026-11-26 holds it: the taker's order without its fill.
+    const snapshot = JSON.parse(JSON.stringify(history.snapshot())) as OrderHistorySnapshot
+    const [, kept] = [...snapshot.orders][0]!
+    kept.fills = []
+    expect(OrderHistory.restore(snapshot).order('BTC-EUR', idOf(2))).toEqual(record)
   })
 
   it('forgets the oldest closed orders past 10,000, but none that closed in the last 10 s', () => {

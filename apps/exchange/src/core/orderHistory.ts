@@ -195,7 +195,24 @@ export class OrderHistory {
     for (const [market, trades] of snapshot.trades) history.#trades.set(market, trades)
     for (const [accountId, transfers] of snapshot.transfers ?? [])
       history.#transfers.set(accountId, transfers)
+    history.#addMissingFills()
     return history
+  }
+
+  /**
+   * Gives each order the fills of it that the accounts' recent fills hold and it lacks: before
+   * 2026-11-26 a taker's fills that came before its first order event were not kept with it.
+   */
+  #addMissingFills(): void {
+    const repaired = new Set<FillEvent[]>()
+    for (const fills of this.#fillsByAccount.values())
+      for (const fill of fills) {
+        const kept = this.#orders.get(`${fill.market} ${fill.orderId}`)
+        if (kept === undefined || kept.fills.some((known) => known.fillId === fill.fillId)) continue
+        kept.fills.push(fill)
+        repaired.add(kept.fills)
+      }
+    for (const fills of repaired) fills.sort((a, b) => a.fillId - b.fillId)
   }
 
   record(events: readonly EngineEvent[]): void {
