@@ -13,10 +13,11 @@
 // and each of the three indexes grows at its partition's end as orders are added.
 //
 // After a crash: the core keeps every order that closed in its last 10 s (`closedOrderKeptMs`),
-// and the archive writes within a second, so the next start writes again every order the core
-// holds that closed from 10 s before the newest archived one (`catchUp`; duplicates are
-// ignored). Only writes failing for over 10 s before a crash, which are reported as they
-// fail, can leave orders out.
+// and the archive writes within a second, so the next start writes again, in close order, every
+// order the core holds that closed from 10 s before the newest archived one (`catchUp`;
+// duplicates are ignored). What can still leave orders out: a crash after the archive had
+// fallen more than 10 s behind (writes failing, which are reported, or slow, which
+// `polder_archive_waiting` in /metrics shows), or after the clock jumped ahead by more than 10 s.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import {
