@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import type { OrderRecord } from '../../apps/exchange/src/core/orderHistory.ts'
 import { newOrderId } from '../../apps/exchange/src/core/orderIds.ts'
 import { SqliteFillArchive } from '../../apps/exchange/src/storage/fillArchive.ts'
 import { SqliteOrderArchive } from '../../apps/exchange/src/storage/orderArchive.ts'
 import type { ArchiveWindow } from '../../apps/exchange/src/storage/projectionArchive.ts'
 import { SqliteTradeArchive } from '../../apps/exchange/src/storage/tradeArchive.ts'
+import { closed } from '../../apps/exchange/test/fixtures/closedOrder.ts'
 
 const rowCount = Number(process.argv[2] ?? 300_000)
 /** Trades are written every 100 ms: some 500 at the load bench's 24,000 orders/s. */
@@ -137,64 +137,13 @@ for (const batch of [500, 5_000]) {
   await measure(
     'order archive',
     orders,
-    (id): OrderRecord => {
-      const accountId = id % 10 === 0 ? 1 : 2 + (id % otherAccounts)
+    (id) => {
       const created = startMs + id * stepMs
-      const orderId = newOrderId(created)
-      const clientOrderId = id % 3 === 0 ? randomUUID() : null
-      const price = 60_000 + (id % 100)
-      const amount = 1_000 + id
-      return {
-        state: {
-          orderId,
-          clientOrderId,
-          market: 'BTC-EUR',
-          accountId,
-          operatorId: 0,
-          created,
-          updated: created + 1,
-          status: 'filled',
-          side: 'buy',
-          orderType: 'limit',
-          amount,
-          amountRemaining: 0,
-          amountQuote: null,
-          amountQuoteRemaining: null,
-          price,
-          triggerAmount: null,
-          triggerType: null,
-          triggerReference: null,
-          triggerPrice: null,
-          filledAmount: amount,
-          filledAmountQuote: price * amount,
-          feePaid: 25,
-          feeCurrency: 'EUR',
-          selfTradePrevention: 'decrementAndCancel',
-          visible: true,
-          timeInForce: 'GTC',
-          postOnly: false,
-          disableMarketProtection: false,
-          restatementReason: null,
-        },
-        fills: [
-          {
-            type: 'fill',
-            market: 'BTC-EUR',
-            orderId,
-            clientOrderId,
-            accountId,
-            fillId: id,
-            timestamp: created + 1,
-            side: 'buy',
-            price,
-            amount,
-            quote: price * amount,
-            taker: true,
-            fee: 25,
-            feeCurrency: 'EUR',
-          },
-        ],
-      }
+      return closed(id % 10 === 0 ? 1 : 2 + (id % otherAccounts), 'BTC-EUR', id, created, {
+        orderId: newOrderId(created),
+        clientOrderId: id % 3 === 0 ? randomUUID() : null,
+        filled: true,
+      })
     },
     (time) => orders.list(1, 'BTC-EUR', { ...time, limit: 1000 }),
     0.1,

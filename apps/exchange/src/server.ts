@@ -181,16 +181,14 @@ export async function createExchangeServer(
       if (event.type !== 'order' || isOpenStatus(event.status)) continue
       if (unarchivedAccounts.has(event.accountId)) continue
       // The event is the order's state (its `type` aside, which nothing reads); the state's JSON
-      // text is the core's own.
-      const { history } = service.core
-      const fills = history.fillsOfOrder(event.market, event.orderId) ?? []
-      const stateText = history.closedStateText(event.market, event.orderId)
+      // text is the core's own. The core holds every order it has just applied.
+      const kept = service.core.history.closedOrderText(event.market, event.orderId)
       closed ??= []
-      closed.push({
-        state: event,
-        fills: [...fills],
-        ...(stateText === undefined ? {} : { stateText }),
-      })
+      closed.push(
+        kept === undefined
+          ? { state: event, fills: [] }
+          : { state: event, fills: [...kept.fills], stateText: kept.stateText },
+      )
     }
     if (closed) closedByCommand.set(command, closed)
   })

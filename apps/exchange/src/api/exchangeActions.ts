@@ -258,14 +258,22 @@ export function registerExchangeActions(
     }
   }
 
-  function resolveOrderId(
+  /**
+   * The account's order in a market named by `orderId` or `clientOrderId`, as the core holds it
+   * (open orders and recent closed ones). Undefined when it holds no such order of the account.
+   */
+  function coreOrder(
     market: string,
     accountId: number,
-    params: Record<string, unknown>,
-  ): string | undefined {
+    params: { orderId?: unknown; clientOrderId?: unknown },
+  ): OrderRecord | undefined {
+    let record: OrderRecord | undefined
     if (typeof params.clientOrderId === 'string')
-      return history.orderByClientId(accountId, market, params.clientOrderId)?.state.orderId
-    return typeof params.orderId === 'string' ? params.orderId : undefined
+      record = history.orderByClientId(accountId, market, params.clientOrderId)
+    // Our order ids are lower case; the protocol allows either.
+    else if (typeof params.orderId === 'string')
+      record = history.order(market, params.orderId.toLowerCase())
+    return record?.state.accountId === accountId ? record : undefined
   }
 
   /**
@@ -294,17 +302,12 @@ export function registerExchangeActions(
     accountId: number,
     params: { orderId?: unknown; clientOrderId?: unknown },
   ): Promise<OrderRecord | undefined> {
-    // Our order ids are lower case; the protocol allows either.
-    const orderId = typeof params.orderId === 'string' ? params.orderId.toLowerCase() : undefined
-    let record: OrderRecord | undefined
-    if (typeof params.clientOrderId === 'string')
-      record = history.orderByClientId(accountId, market, params.clientOrderId)
-    else if (orderId !== undefined) record = history.order(market, orderId)
-    if (record) return record.state.accountId === accountId ? record : undefined
-    if (deps.unarchivedAccounts.has(accountId)) return undefined
+    const held = coreOrder(market, accountId, params)
+    if (held || deps.unarchivedAccounts.has(accountId)) return held
     if (typeof params.clientOrderId === 'string')
       return deps.orderArchive.findByClientId(accountId, market, params.clientOrderId)
-    if (orderId !== undefined) return deps.orderArchive.find(accountId, market, orderId)
+    if (typeof params.orderId === 'string')
+      return deps.orderArchive.find(accountId, market, params.orderId.toLowerCase())
     return undefined
   }
 
@@ -462,7 +465,7 @@ export function registerExchangeActions(
         accountId,
       })
       if ('ok' in command) return refused(command)
-      const orderId = resolveOrderId(spec.market, accountId, params)
+      const orderId = coreOrder(spec.market, accountId, params)?.state.orderId
       const outcome = await service.submit(command)
       if (!outcome.ok) return refused(outcome)
       const record = orderId === undefined ? undefined : history.order(spec.market, orderId)

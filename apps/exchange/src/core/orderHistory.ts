@@ -314,32 +314,22 @@ export class OrderHistory {
     keys.splice(0, keys.length, ...keptKeys)
   }
 
-  /** A closed order's state as the JSON text it is kept as (undefined for an open one). */
-  closedStateText(market: string, orderId: string): string | undefined {
-    const state = this.#orders.get(`${market} ${orderId}`)?.state
-    return typeof state === 'string' ? state : undefined
-  }
-
-  /** An order's fills, oldest first (its state left unread). */
-  fillsOfOrder(market: string, orderId: string): readonly FillEvent[] | undefined {
-    return this.#orders.get(`${market} ${orderId}`)?.fills
+  /**
+   * A closed order as kept: its state's JSON text and its fills, oldest first, neither read nor
+   * copied (undefined for an open order, or one not held).
+   */
+  closedOrderText(
+    market: string,
+    orderId: string,
+  ): { stateText: string; fills: readonly FillEvent[] } | undefined {
+    const kept = this.#orders.get(`${market} ${orderId}`)
+    if (kept === undefined || typeof kept.state !== 'string') return undefined
+    return { stateText: kept.state, fills: kept.fills }
   }
 
   order(market: string, orderId: string): OrderRecord | undefined {
     const kept = this.#orders.get(`${market} ${orderId}`)
     return kept === undefined ? undefined : { state: stateOf(kept), fills: kept.fills }
-  }
-
-  /** The account's orders, newest placed first, optionally in one market (snapshot tests). */
-  *ordersOf(accountId: number, market?: string): Generator<OrderRecord> {
-    const keys = this.#byAccount.get(accountId) ?? []
-    for (let index = keys.length - 1; index >= 0; index -= 1) {
-      const key = keys[index]!
-      // The key is `${market} ${orderId}`: a market's orders are told apart without reading them.
-      if (market !== undefined && !key.startsWith(`${market} `)) continue
-      const kept = this.#orders.get(key)!
-      yield { state: stateOf(kept), fills: kept.fills }
-    }
   }
 
   /**
