@@ -26,6 +26,11 @@ export type ExchangeConfig = {
   withdrawalDelayMs: number
   /** Days of public trades kept for /{market}/trades; 0 keeps them all. */
   tradeRetentionDays: number
+  /**
+   * The exchange's Market Identifier Code (ISO 10383: four letters or digits), which the MiCA
+   * reports name as venue and trading system. The default is not a registered code.
+   */
+  venue: string
 }
 
 export const defaultConfig: ExchangeConfig = {
@@ -42,6 +47,7 @@ export const defaultConfig: ExchangeConfig = {
   simulatorRequoteMs: 15_000,
   withdrawalDelayMs: 6_000,
   tradeRetentionDays: 7,
+  venue: 'PLDR',
 }
 
 export class ConfigError extends Error {
@@ -80,6 +86,7 @@ export function parseConfig(
       'simulator-requote-ms': { type: 'string' },
       'withdrawal-delay-ms': { type: 'string' },
       'trade-retention-days': { type: 'string' },
+      venue: { type: 'string' },
     },
     strict: true,
   })
@@ -92,8 +99,15 @@ export function parseConfig(
   if (!(logLevels as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`--log-level must be one of ${logLevels.join(', ')}, got "${logLevel}"`)
   }
+  const venue = values.venue ?? env.POLDER_VENUE ?? defaultConfig.venue
+  if (!/^[A-Z0-9]{4}$/.test(venue)) {
+    throw new ConfigError(
+      `--venue must be a Market Identifier Code: four capital letters or digits, got "${venue}"`,
+    )
+  }
   return {
     ...defaultConfig,
+    venue,
     host: values.host ?? env.HOST ?? defaultConfig.host,
     port,
     logLevel: logLevel as ExchangeConfig['logLevel'],

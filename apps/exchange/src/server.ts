@@ -208,6 +208,7 @@ export async function createExchangeServer(
     fillArchive,
     orderArchive,
     unarchivedAccounts,
+    venue: config.venue,
   })
   const decimalsBySymbol = new Map(listing.assets.map((asset) => [asset.symbol, asset.decimals]))
   // Before listening, so charts have their 60 days from the first request on. The stored

@@ -51,3 +51,15 @@ describe('public trade retention', () => {
     )
   })
 })
+
+describe('venue', () => {
+  it('is PLDR unless the flag or POLDER_VENUE names a Market Identifier Code', () => {
+    expect(parseConfig([], {}).venue).toBe('PLDR')
+    expect(parseConfig([], { POLDER_VENUE: 'XAMS' }).venue).toBe('XAMS')
+    expect(parseConfig(['--venue', 'AB12'], { POLDER_VENUE: 'XAMS' }).venue).toBe('AB12')
+    for (const text of ['xams', 'XAM', 'XAMSX', 'XA-S'])
+      expect(() => parseConfig(['--venue', text], {}), text).toThrow(
+        `--venue must be a Market Identifier Code: four capital letters or digits, got "${text}"`,
+      )
+  })
+})

@@ -1,44 +1,25 @@
 // Trading end to end over real HTTP and WebSocket: signed REST requests and an authenticated
 // socket against a server on a random port, checking the protocol's shapes and errors.
 import { randomBytes, randomUUID } from 'node:crypto'
-import { parseDecimal } from '@polder/engine'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { sign } from '../src/auth/signature.ts'
 import { defaultConfig } from '../src/config.ts'
-import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
+import { createTrader as createTraderOn, type Trader } from './fixtures/trader.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field below
 type Json = any
 
 let server: ExchangeServer
 let baseUrl: string
-type Key = { key: string; secret: string; accountId: number }
+type Key = Trader
 let alice: Key
 let bob: Key
-
-async function createTrader(email: string, deposits: Record<string, string>): Promise<Key> {
-  const account = await server.accounts.createAccount(email, 'a long enough password')
-  const { key, secret } = await server.accounts.createApiKey(account.id, ['view', 'trade'])
-  for (const [asset, amount] of Object.entries(deposits)) {
-    const decimals = asset === 'EUR' ? 2 : 8
-    const parsed = parseDecimal(amount, decimals)
-    if (!parsed.ok) throw new Error(`bad amount ${amount}`)
-    const outcome = await server.service.submit({
-      type: 'deposit',
-      timestamp: Date.now(),
-      accountId: account.id,
-      asset,
-      amount: toLedgerUnits(parsed.units, decimals).toString(),
-      reference: `${email}-${asset}`,
-    })
-    expect(outcome.ok).toBe(true)
-  }
-  return { key, secret, accountId: account.id }
-}
+const createTrader = (email: string, deposits: Record<string, string>) =>
+  createTraderOn(server, email, deposits)
 
 const signed = (who: Key, method: string, path: string, body?: unknown) =>
   signedRequest(baseUrl, who, method, path, { body, windowMs: 10_000 })

@@ -32,6 +32,8 @@ export interface Book {
   orderCount(side: Side): number
   /** Writes up to `depthMax` levels, best first, as [price, size, price, size, ...]. */
   levels(side: Side, depthMax: number, out: number[]): void
+  /** As `levels`, with each level's number of orders: [price, size, orders, price, …]. */
+  levelsWithOrders(side: Side, depthMax: number, out: number[]): void
   /** Every resting order of a side in priority order. */
   forEach(side: Side, visit: (order: Order) => void): void
 }

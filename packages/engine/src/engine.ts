@@ -684,6 +684,22 @@ export class Engine {
     return levels
   }
 
+  /**
+   * Current (not published) levels, best first, each with the number of orders resting there:
+   * [price, size, orders].
+   */
+  depthWithOrders(marketId: string, side: Side, depthMax = 1000): [number, number, number][] {
+    const market = this.markets.get(marketId)
+    if (market === undefined) return []
+    const out: number[] = []
+    market.book.levelsWithOrders(side, depthMax, out)
+    const levels: [number, number, number][] = []
+    for (let index = 0; index < out.length; index += 3) {
+      levels.push([out[index] as number, out[index + 1] as number, out[index + 2] as number])
+    }
+    return levels
+  }
+
   snapshot(): EngineSnapshot {
     const markets: MarketSnapshot[] = []
     for (const market of this.markets.values()) {

@@ -76,6 +76,20 @@ export class ReferenceBook implements Book {
     }
   }
 
+  levelsWithOrders(side: Side, depthMax: number, out: number[]): void {
+    out.length = 0
+    for (const order of this.side(side)) {
+      const last = out.length - 3
+      if (last >= 0 && out[last] === order.price) {
+        out[last + 1] = (out[last + 1] ?? 0) + order.amountRemaining
+        out[last + 2] = (out[last + 2] ?? 0) + 1
+      } else {
+        if (out.length / 3 >= depthMax) return
+        out.push(order.price, order.amountRemaining, 1)
+      }
+    }
+  }
+
   forEach(side: Side, visit: (order: Order) => void): void {
     for (const order of [...this.side(side)]) visit(order)
   }

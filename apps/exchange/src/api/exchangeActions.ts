@@ -45,11 +45,14 @@ import {
 } from '../transfers/transferLimits.ts'
 import { type ActionRegistry, type ActionResult, type Caller, failure, success } from './actions.ts'
 import {
+  bookReportToWire,
   bookToWire,
   candleToWire,
   fillToWire,
   orderObject,
+  type ReportContext,
   ticker24hToWire,
+  tradeReportToWire,
   tradeToWire,
 } from './wireFormat.ts'
 
@@ -89,6 +92,8 @@ export type ExchangeActionDeps = {
   orderArchive: OrderArchive
   /** ...but those of these accounts (the simulator's), whose recent ones the core serves. */
   unarchivedAccounts: ReadonlySet<number>
+  /** The exchange's Market Identifier Code, named by the MiCA reports. */
+  venue: string
 }
 
 /** A refusal with its own message (from the engine or core), with the catalogue's HTTP status. */
@@ -311,6 +316,27 @@ export function registerExchangeActions(
     return undefined
   }
 
+  /** The public trades a `/{market}/trades` request (or its report) asks for, newest first. */
+  async function publicTrades(
+    params: Record<string, unknown>,
+  ): Promise<{ spec: MarketSpec; trades: TradeEvent[] } | ActionResult> {
+    const spec = specOf(params.market)
+    if (!spec) return unknownMarket()
+    const query = tradeQuery(params)
+    if ('ok' in query) return query
+    try {
+      return { spec, trades: await deps.tradeArchive.list(spec.market, query.window) }
+    } catch {
+      return failure(protocolError(101)) // the archive's store cannot be read
+    }
+  }
+
+  const reportContext = (spec: MarketSpec): ReportContext => ({
+    spec,
+    assetName: assetsBySymbol.get(spec.base)?.name ?? spec.base,
+    venue: deps.venue,
+  })
+
   actions
     .register('getMarkets', (params) => oneOrAll(params, marketToWire))
     .register('getAssets', (params) => {
@@ -328,17 +354,25 @@ export function registerExchangeActions(
       return snapshot ? success(bookToWire(spec, snapshot)) : unknownMarket()
     })
     .register('getTrades', async (params) => {
+      const listed = await publicTrades(params)
+      if ('ok' in listed) return listed
+      return success(listed.trades.map((trade) => tradeToWire(listed.spec, trade)))
+    })
+    .register('getReportBook', (params) => {
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
-      const query = tradeQuery(params)
-      if ('ok' in query) return query
-      let trades: TradeEvent[]
-      try {
-        trades = await deps.tradeArchive.list(spec.market, query.window)
-      } catch {
-        return failure(protocolError(101)) // the archive's store cannot be read
+      const depth = params.depth === undefined ? 1000 : Number(params.depth)
+      const book = {
+        bids: engine.depthWithOrders(spec.market, 'buy', depth),
+        asks: engine.depthWithOrders(spec.market, 'sell', depth),
       }
-      return success(trades.map((trade) => tradeToWire(spec, trade)))
+      return success(bookReportToWire(reportContext(spec), book, deps.nowMs()))
+    })
+    .register('getReportTrades', async (params) => {
+      const listed = await publicTrades(params)
+      if ('ok' in listed) return listed
+      const context = reportContext(listed.spec)
+      return success(listed.trades.map((trade) => tradeReportToWire(context, trade)))
     })
     .register('getCandles', (params) => {
       const spec = specOf(params.market)

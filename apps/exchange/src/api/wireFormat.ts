@@ -92,6 +92,74 @@ export function tradeToWire(spec: MarketSpec, trade: TradeEvent): Record<string,
   }
 }
 
+/**
+ * What every MiCA report row names (Bitvavo's "Get order book report" and "Get trades report"):
+ * the asset by symbol (no DTI codes here), the currencies of price and quantity, and the venue
+ * by its Market Identifier Code.
+ */
+export type ReportContext = { spec: MarketSpec; assetName: string; venue: string }
+
+/** An ISO 8601 time in UTC to the millisecond, the precision the exchange keeps. */
+function reportTime(ms: number): string {
+  return new Date(ms).toISOString()
+}
+
+/** `/report/{market}/book`: levels best first, each with its number of resting orders. */
+export function bookReportToWire(
+  { spec, assetName, venue }: ReportContext,
+  book: { bids: readonly (readonly [number, number, number])[]; asks: typeof book.bids },
+  nowMs: number,
+): Record<string, unknown> {
+  const levels = (side: 'BUYI' | 'SELL', levels: typeof book.bids) =>
+    levels.map(([price, size, orders]) => ({
+      side,
+      price: formatPrice(spec, price),
+      quantity: formatAmount(spec, size),
+      numOrders: orders,
+    }))
+  return {
+    submissionTimestamp: reportTime(nowMs),
+    assetCode: spec.base,
+    assetName,
+    bids: levels('BUYI', book.bids),
+    asks: levels('SELL', book.asks),
+    priceCurrency: spec.quote,
+    priceNotation: 'MONE',
+    quantityCurrency: spec.base,
+    quantityNotation: 'CRYP',
+    venue,
+    tradingSystem: venue,
+    publicationTimestamp: reportTime(nowMs),
+  }
+}
+
+/**
+ * `/report/{market}/trades`: a public trade as a MiCA post-trade row. Its price is always known
+ * (never pending, never not applicable), so `missingPrice` is empty, as the docs allow; a trade
+ * is published as it is recorded, so both its times are the trade's.
+ */
+export function tradeReportToWire(
+  { spec, assetName, venue }: ReportContext,
+  trade: TradeEvent,
+): Record<string, unknown> {
+  return {
+    tradeId: String(trade.tradeId),
+    transactTimestamp: reportTime(trade.timestamp),
+    assetCode: spec.base,
+    assetName,
+    price: formatPrice(spec, trade.price),
+    missingPrice: '',
+    priceNotation: 'MONE',
+    priceCurrency: spec.quote,
+    quantity: formatAmount(spec, trade.amount),
+    quantityCurrency: spec.base,
+    quantityNotation: 'CRYP',
+    venue,
+    publicationTimestamp: reportTime(trade.timestamp),
+    publicationVenue: venue,
+  }
+}
+
 /** Quote units of a market as a decimal string at the market's notional precision (rounded down). */
 export function quoteVolumeToWire(spec: MarketSpec, quoteUnits: bigint): string {
   return formatLedgerUnits(toLedgerUnits(quoteUnits, spec.quoteDecimals), spec.notionalDecimals)

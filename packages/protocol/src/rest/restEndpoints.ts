@@ -50,7 +50,11 @@ function endpoint<const Entry extends Omit<RestEndpoint, 'optional'> & { optiona
 }
 
 /** Actions of REST endpoints that have no WebSocket twin. */
-export const restOnlyActions = ['privateCancelOrdersAfter'] as const
+export const restOnlyActions = [
+  'getReportBook',
+  'getReportTrades',
+  'privateCancelOrdersAfter',
+] as const
 export type RestOnlyAction = (typeof restOnlyActions)[number]
 
 export const restEndpoints = {
@@ -174,6 +178,7 @@ export const restEndpoints = {
     request: marketData.bookRequest,
     response: marketData.reportBookResponse,
     wsAction: undefined,
+    restOnlyAction: 'getReportBook',
     optional: true,
   }),
   'GET /report/{market}/trades': endpoint({
@@ -187,6 +192,7 @@ export const restEndpoints = {
     request: marketData.publicTradesRequest,
     response: marketData.reportTradesResponse,
     wsAction: undefined,
+    restOnlyAction: 'getReportTrades',
     optional: true,
   }),
   // --- §3.2 private ---
