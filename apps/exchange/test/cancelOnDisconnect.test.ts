@@ -21,6 +21,7 @@ let baseUrl: string
 let trader: ApiKey
 let viewer: ApiKey
 let other: ApiKey
+let otherAccountId: number
 /** The server's clock runs this far ahead of the wall clock (signatures use the same). */
 let offsetMs = 0
 const nowMs = () => Date.now() + offsetMs
@@ -76,6 +77,7 @@ beforeAll(async () => {
   trader = await server.accounts.createApiKey(mine.accountId, ['view', 'trade'])
   viewer = await server.accounts.createApiKey(mine.accountId, ['view'])
   const theirs = await fundedAccount('cod-other@example.com')
+  otherAccountId = theirs.accountId
   other = await server.accounts.createApiKey(theirs.accountId, ['view', 'trade'])
 })
 afterAll(() => server.close())
@@ -169,8 +171,6 @@ describe('orders in a cancel-on-disconnect group', () => {
     expect((await order(trader, inGroup.orderId)).status).toBe('new')
 
     offsetMs += 2_000
-    // Run out, not yet carried out: the group takes no new orders already.
-    expect((await buy(trader, '100', 3)).json).toMatchObject({ errorCode: 205 })
     expect(await server.cancelOnDisconnect.tick()).toBe(1)
     expect(await server.cancelOnDisconnect.tick()).toBe(0) // once
     expect(await order(trader, inGroup.orderId)).toMatchObject({
@@ -185,6 +185,46 @@ describe('orders in a cancel-on-disconnect group', () => {
     expect((await armGroup(trader, 3, 10)).status).toBe(200)
     expect((await buy(trader, '100', 3)).json.status).toBe('new')
     await armGroup(trader, 3, 0)
+  })
+
+  it('never trade after their deadline: the next command carries the countdown out first', async () => {
+    await server.service.submit({
+      type: 'deposit',
+      timestamp: nowMs(),
+      accountId: otherAccountId,
+      asset: 'BTC',
+      amount: toLedgerUnits(1, 0).toString(),
+      reference: 'cod-other-btc',
+      txId: 'sandbox-cod-other-btc',
+    })
+    await armGroup(trader, 5, 10)
+    const resting = (await buy(trader, '120', 5)).json
+    expect(resting.status).toBe('new')
+    offsetMs += 10_000 // the countdown's end, and the task has not run
+    // The group takes no new order, and its resting one cannot be sold into any more.
+    expect((await buy(trader, '119', 5)).json).toMatchObject({ errorCode: 205 })
+    const sell = await call(other, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'sell',
+      orderType: 'limit',
+      amount: '0.1',
+      price: '120',
+      operatorId: 1,
+    })
+    expect(sell.json).toMatchObject({ status: 'new', filledAmount: '0.00000000' })
+    expect(await order(trader, resting.orderId)).toMatchObject({
+      status: 'canceled',
+      restatementReason: 'cancelOnDisconnect',
+      filledAmount: '0.00000000',
+    })
+    expect(await server.cancelOnDisconnect.tick()).toBe(0) // carried out already
+    const canceled = await call(
+      other,
+      'DELETE',
+      `/v2/order?market=BTC-EUR&orderId=${sell.json.orderId}&operatorId=1`,
+    )
+    expect(canceled.status).toBe(200)
+    server.service.core.ledger.checkInvariant()
   })
 
   it('go together when several countdowns run out at once, told on the account channel', async () => {

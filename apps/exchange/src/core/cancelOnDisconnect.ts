@@ -3,6 +3,9 @@
 // core refuses the command while the countdown still runs, so a client's restart of the countdown
 // that reaches the core first always wins; after a restart of the server the countdowns come back
 // with the core's state, and those that ran out while it was down are carried out at the first tick.
+// The task is the fallback for a quiet exchange: `ExchangeService.submit` carries out every
+// countdown that ran out by a command's time before that command, so none of a group's orders
+// trades after its deadline.
 import type { ExchangeService } from './exchangeService.ts'
 import { PeriodicTask } from './periodicTask.ts'
 

@@ -357,6 +357,8 @@ export class ExchangeCore {
   readonly pendingWithdrawals = new Map<string, PendingWithdrawal>()
   /** Running cancel-on-disconnect countdowns by `${accountId} ${codGroupId}`. */
   readonly cancelDeadlines = new Map<string, CancelDeadline>()
+  /** The earliest of `cancelDeadlines`' ends (Infinity: none), or undefined once they changed. */
+  #earliestCancelDeadlineMs: number | undefined
 
   constructor(snapshot?: CoreSnapshot) {
     if (snapshot !== undefined && snapshot.version !== 1)
@@ -838,6 +840,7 @@ export class ExchangeCore {
         : { ok: true as const, events: [], orderIds: [] }
     if (expiresAtMs === 0) this.cancelDeadlines.delete(key)
     else this.cancelDeadlines.set(key, { accountId, codGroupId, expiresAtMs })
+    this.#earliestCancelDeadlineMs = undefined
     return canceled
   }
 
@@ -856,6 +859,7 @@ export class ExchangeCore {
     timestamp: number,
   ): CoreOutcome & { ok: true } {
     this.cancelDeadlines.delete(groupKey(accountId, codGroupId))
+    this.#earliestCancelDeadlineMs = undefined
     const result = this.engine.execute({
       type: 'cancelOrders',
       timestamp,
@@ -870,10 +874,22 @@ export class ExchangeCore {
 
   /** The countdowns that have run out by `nowMs`. */
   expiredCancelDeadlines(nowMs: number): CancelDeadline[] {
+    if (this.earliestCancelDeadlineMs() > nowMs) return []
     const expired: CancelDeadline[] = []
     for (const deadline of this.cancelDeadlines.values())
       if (deadline.expiresAtMs <= nowMs) expired.push(deadline)
     return expired
+  }
+
+  /** When the next countdown runs out (Infinity: none runs); asked before every command. */
+  earliestCancelDeadlineMs(): number {
+    if (this.#earliestCancelDeadlineMs === undefined) {
+      let earliest = Number.POSITIVE_INFINITY
+      for (const deadline of this.cancelDeadlines.values())
+        earliest = Math.min(earliest, deadline.expiresAtMs)
+      this.#earliestCancelDeadlineMs = earliest
+    }
+    return this.#earliestCancelDeadlineMs
   }
 
   #place(command: PlaceOrder): CoreOutcome {

@@ -142,6 +142,7 @@ export class ExchangeService {
   async submit(command: CoreCommand): Promise<CoreOutcome> {
     if (this.#halted)
       throw new ExchangeHaltedError('the exchange has halted', { cause: this.#halted })
+    if (command.type !== 'cancelExpiredGroup') this.#carryOutExpiredCountdowns(command.timestamp)
     let outcome: CoreOutcome
     let durable: Promise<void>
     try {
@@ -171,6 +172,19 @@ export class ExchangeService {
     if (outcome.events.length > 0)
       for (const listener of this.#listeners) listener(outcome.events, command)
     return outcome
+  }
+
+  /**
+   * Cancels the groups whose cancel-on-disconnect countdown ran out by `timestamp` before the
+   * command of that time is applied, each as its own journaled command (as the countdown task
+   * does every 100 ms), so that no order of theirs trades after its deadline, and a replay
+   * applies the same cancels before the same command. Their replies go nowhere: a failure halts
+   * the exchange in `submit`, which the command after them then reports.
+   */
+  #carryOutExpiredCountdowns(timestamp: number): void {
+    for (const { accountId, codGroupId } of this.core.expiredCancelDeadlines(timestamp)) {
+      this.submit({ type: 'cancelExpiredGroup', timestamp, accountId, codGroupId }).catch(() => {})
+    }
   }
 
   #halt(error: Error): Error {
