@@ -182,6 +182,7 @@ export class ExchangeService {
    * the exchange in `submit`, which the command after them then reports.
    */
   #carryOutExpiredCountdowns(timestamp: number): void {
+    if (this.core.earliestCancelDeadlineMs() > timestamp) return
     for (const { accountId, codGroupId } of this.core.expiredCancelDeadlines(timestamp)) {
       this.submit({ type: 'cancelExpiredGroup', timestamp, accountId, codGroupId }).catch(() => {})
     }
