@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
+import { serverNodeFlags } from '../apps/exchange/src/nodeFlags.ts'
 
 const root = join(import.meta.dirname, '..')
 const readyTimeoutMs = 120_000
@@ -38,6 +39,7 @@ const parts: Part[] = [
     name: 'exchange',
     workspace: 'apps/exchange',
     args: () => [
+      ...serverNodeFlags,
       'src/main.ts',
       'serve',
       '--port',

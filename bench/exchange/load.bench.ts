@@ -29,6 +29,7 @@ import { assetBySymbol, marketById } from '@polder/catalogue'
 import * as hdr from 'hdr-histogram-js'
 import { WebSocket } from 'ws'
 import { bookFlushIntervalMs as bookBatchMs } from '../../apps/exchange/src/api/marketDataHub.ts'
+import { serverNodeFlags } from '../../apps/exchange/src/nodeFlags.ts'
 import { attribution, monitorStalls, readPauses, type Timed } from './stallMonitor.ts'
 
 const { values } = parseArgs({
@@ -82,7 +83,9 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
     pinned.length > 0 ? 'taskset' : process.execPath,
     [
       ...(pinned.length > 0 ? [...pinned, process.execPath] : []),
-      // e.g. POLDER_SERVER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the server
+      ...serverNodeFlags,
+      // e.g. POLDER_SERVER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the
+      // server, or '--max-semi-space-size=64' to override the flag above (the last one counts)
       ...(process.env.POLDER_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []),
       ...(values.attribute ? ['--import', join(import.meta.dirname, 'stallMonitor.ts')] : []),
       join(root, 'apps/exchange/src/main.ts'),
