@@ -9,10 +9,19 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
-import { serverNodeFlags } from '../apps/exchange/src/nodeFlags.ts'
 
 const root = join(import.meta.dirname, '..')
+// The exchange's Node flags, from its own workspace (which a checkout may not have yet).
+const exchangeFlagsPath = join(root, 'apps/exchange/src/nodeFlags.ts')
+const serverNodeFlags: readonly string[] = existsSync(exchangeFlagsPath)
+  ? (
+      (await import(
+        pathToFileURL(exchangeFlagsPath).href
+      )) as typeof import('../apps/exchange/src/nodeFlags.ts')
+    ).serverNodeFlags
+  : []
 const readyTimeoutMs = 120_000
 const probeTimeoutMs = 5_000
 

@@ -674,3 +674,43 @@ describe('exchange core: payments and withdrawals in progress', () => {
     }
   })
 })
+
+describe('exchange core: cancel-on-disconnect deadlines', () => {
+  it('knows the earliest running countdown through any mix of starts, restarts, stops and cancels', () => {
+    const step = fc.record({
+      accountId: fc.integer({ min: 1, max: 3 }),
+      codGroupId: fc.integer({ min: 1, max: 3 }),
+      // 0 stops the countdown; otherwise its end.
+      expiresAtMs: fc.oneof(fc.constant(0), fc.integer({ min: 1_000, max: 2_000 })),
+      cancelAt: fc.option(fc.integer({ min: 1_000, max: 2_000 }), { nil: undefined }),
+    })
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+        const core = new ExchangeCore()
+        const earliest = () =>
+          Math.min(...[...core.cancelDeadlines.values()].map((deadline) => deadline.expiresAtMs))
+        for (const { accountId, codGroupId, expiresAtMs, cancelAt } of steps) {
+          core.apply({
+            type: 'setCancelDeadline',
+            timestamp: 1,
+            accountId,
+            codGroupId,
+            expiresAtMs,
+          })
+          expect(core.earliestCancelDeadlineMs()).toBe(earliest())
+          if (cancelAt === undefined) continue
+          for (const deadline of core.expiredCancelDeadlines(cancelAt))
+            core.apply({
+              type: 'cancelExpiredGroup',
+              timestamp: cancelAt,
+              accountId: deadline.accountId,
+              codGroupId: deadline.codGroupId,
+            })
+          expect(core.earliestCancelDeadlineMs()).toBe(earliest())
+          expect(core.expiredCancelDeadlines(cancelAt)).toEqual([])
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+})

@@ -548,8 +548,9 @@ export function registerExchangeActions(
         params.operatorId === undefined ? {} : { operatorId: Number(params.operatorId) }
       return success((outcome.orderIds ?? []).map((orderId) => ({ orderId, ...operator })))
     })
-    // Cancel-on-disconnect: starts, restarts or (0 seconds) stops a group's countdown; the
-    // server's CancelOnDisconnect task cancels the group's open orders once it runs out.
+    // Cancel-on-disconnect: starts, restarts or (0 seconds) stops a group's countdown. Once it
+    // runs out, the group's open orders are cancelled before the next command (ExchangeService)
+    // or, if none comes, by the server's CancelOnDisconnect task.
     .register('privateCancelOrdersAfter', async (params, caller) => {
       const accountId = requireCaller(caller)
       const codGroupId = Number(params.codGroupId)

@@ -838,9 +838,15 @@ export class ExchangeCore {
       expired !== undefined && expired.expiresAtMs <= timestamp
         ? this.#cancelGroup(accountId, codGroupId, timestamp)
         : { ok: true as const, events: [], orderIds: [] }
+    const replaced = this.cancelDeadlines.get(key)?.expiresAtMs
     if (expiresAtMs === 0) this.cancelDeadlines.delete(key)
     else this.cancelDeadlines.set(key, { accountId, codGroupId, expiresAtMs })
-    this.#earliestCancelDeadlineMs = undefined
+    // A restart of the countdown that was the earliest moves it later: look again. Any other
+    // change can only bring the earliest forward.
+    const earliest = this.#earliestCancelDeadlineMs
+    if (earliest !== undefined && replaced === earliest) this.#earliestCancelDeadlineMs = undefined
+    else if (earliest !== undefined && expiresAtMs !== 0)
+      this.#earliestCancelDeadlineMs = Math.min(earliest, expiresAtMs)
     return canceled
   }
 

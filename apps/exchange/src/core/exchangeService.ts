@@ -142,7 +142,12 @@ export class ExchangeService {
   async submit(command: CoreCommand): Promise<CoreOutcome> {
     if (this.#halted)
       throw new ExchangeHaltedError('the exchange has halted', { cause: this.#halted })
-    if (command.type !== 'cancelExpiredGroup') this.#carryOutExpiredCountdowns(command.timestamp)
+    if (command.type !== 'cancelExpiredGroup') {
+      this.#carryOutExpiredCountdowns(command.timestamp)
+      // A cancel that failed halted the exchange: nothing may be journaled after it.
+      if (this.#halted)
+        throw new ExchangeHaltedError('the exchange has halted', { cause: this.#halted })
+    }
     let outcome: CoreOutcome
     let durable: Promise<void>
     try {
@@ -179,7 +184,7 @@ export class ExchangeService {
    * command of that time is applied, each as its own journaled command (as the countdown task
    * does every 100 ms), so that no order of theirs trades after its deadline, and a replay
    * applies the same cancels before the same command. Their replies go nowhere: a failure halts
-   * the exchange in `submit`, which the command after them then reports.
+   * the exchange in `submit`, and `submit` then refuses the command that came after them.
    */
   #carryOutExpiredCountdowns(timestamp: number): void {
     if (this.core.earliestCancelDeadlineMs() > timestamp) return

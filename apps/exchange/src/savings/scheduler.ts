@@ -45,13 +45,16 @@ export class SavingsScheduler {
       const index = lastOccurrenceIndex(plan.startMs, plan.frequency, nowMs)
       if (index < plan.nextIndex) continue
       const fees = await this.#options.feesOf(plan.accountId)
+      // Stamped as submitted, not as the tick began: the runs before it took time, and a
+      // command's time is what cancel-on-disconnect deadlines are checked against.
+      const runMs = Math.max(nowMs, this.#options.nowMs())
       const outcome = await this.#service.submit({
         type: 'runSavingsPlan',
-        timestamp: nowMs,
+        timestamp: runMs,
         planId: plan.id,
         index,
         executionIds: Array.from({ length: index - plan.nextIndex + 1 }, () => randomUUID()),
-        orderId: newOrderId(nowMs),
+        orderId: newOrderId(runMs),
         ...fees,
       })
       if (outcome.ok) ran += 1
