@@ -159,6 +159,9 @@ async function serverEventLoopDelay(
   return { p50: seconds('p50'), p99: seconds('p99'), max: seconds('max') }
 }
 
+/** Subscribers below which the memory per idle connection is not told. */
+const idleMemorySubscribersMin = 1_000
+
 function serverRssBytes(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024
@@ -454,8 +457,12 @@ try {
   console.log(
     `  generator event-loop delay: p50 ${(generatorLoopDelay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(generatorLoopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(generatorLoopDelay.max / 1e6).toFixed(1)} ms (1 ms resolution)`,
   )
+  // The server's resident memory moves by megabytes on its own (the simulator, the heap's
+  // growth): divided among a few connections that is noise (21 to 623 KiB seen with 10).
   console.log(
-    `  server memory per idle subscriber connection: ${((rssAfterSubscribers - rssBeforeSubscribers) / Math.max(1, subscriberCount) / 1024).toFixed(1)} KiB`,
+    subscriberCount >= idleMemorySubscribersMin
+      ? `  server memory per idle subscriber connection: ${((rssAfterSubscribers - rssBeforeSubscribers) / subscriberCount / 1024).toFixed(1)} KiB`
+      : `  server memory per idle subscriber connection: not measured (needs --subscribers ${idleMemorySubscribersMin} or more)`,
   )
   if (stopGeneratorMonitor) {
     stopGeneratorMonitor()
