@@ -8,14 +8,19 @@
 //    data does); the generator reads them on the other core. Prints how long a round of
 //    writes takes and the delay from a round's start to each arrival: the floor under the
 //    exchange's book fan-out at that many subscribers.
+//    With --threads N (N > 1) the server process writes from N threads, each listening on the
+//    same port (reusePort: the kernel shares the connections out) and writing to its own: what
+//    writing from I/O threads could gain on this machine.
 // Loopback only, bounded in time; ends the processes it starts.
 //
 // Run: npm exec -- node bench/exchange/floor.bench.ts [--rate 5000] [--seconds 10]
-//        [--connections 20] [--subscribers 10000] [--rounds 50]
+//        [--connections 20] [--subscribers 10000] [--rounds 50] [--threads 1] [--only fanout]
 import { type ChildProcess, fork } from 'node:child_process'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { parseArgs } from 'node:util'
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import * as hdr from 'hdr-histogram-js'
 import { WebSocket, WebSocketServer } from 'ws'
 import { frameText } from '../../apps/exchange/src/api/wsConnection.ts'
@@ -27,6 +32,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '20' },
     subscribers: { type: 'string', default: '10000' },
     rounds: { type: 'string', default: '50' },
+    threads: { type: 'string', default: '1' },
+    only: { type: 'string' },
     child: { type: 'string' },
   },
 })
@@ -49,14 +56,17 @@ if (values.child === 'echo') {
     })
   })
   server.on('listening', () => process.send!((server.address() as AddressInfo).port))
-} else if (values.child === 'fanout') {
-  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' })
+} else if (values.child === 'fanout' || !isMainThread) {
+  // One writer: the process itself, or (--threads) each of its threads on a shared port.
+  const threaded = !isMainThread || Number(values.threads) > 1
+  const port: number = isMainThread ? 0 : (workerData as { port: number }).port
+  const http = createServer()
+  const server = new WebSocketServer({ server: http })
   const sockets: Duplex[] = []
   server.on('connection', (socket) => {
     sockets.push((socket as unknown as { _socket: Duplex })._socket)
   })
-  server.on('listening', () => process.send!((server.address() as AddressInfo).port))
-  process.on('message', (message: { rounds: number }) => {
+  const rounds = (count: number, done: (roundMs: number[]) => void) => {
     const roundMs: number[] = []
     let round = 0
     const timer = setInterval(() => {
@@ -68,17 +78,64 @@ if (values.child === 'echo') {
       for (const socket of sockets) socket.write(frame)
       roundMs.push(performance.now() - started)
       round += 1
-      if (round === message.rounds) {
+      if (round === count) {
         clearInterval(timer)
-        process.send!({ roundMs })
+        done(roundMs)
       }
     }, 100)
+  }
+  http.listen({ port, host: '127.0.0.1', reusePort: threaded }, async () => {
+    if (!isMainThread) {
+      parentPort!.on('message', (message: { rounds: number }) =>
+        rounds(message.rounds, (roundMs) =>
+          parentPort!.postMessage({ roundMs, sockets: sockets.length }),
+        ),
+      )
+      parentPort!.postMessage('listening')
+      return
+    }
+    const shared = (http.address() as AddressInfo).port
+    // The other threads listen on the same port; this one writes too.
+    const workers = Array.from(
+      { length: Number(values.threads) - 1 },
+      () =>
+        new Worker(import.meta.filename, {
+          argv: process.argv.slice(2),
+          workerData: { port: shared },
+        }),
+    )
+    await Promise.all(
+      workers.map((worker) => new Promise((resolve) => worker.once('message', resolve))),
+    )
+    process.send!(shared)
+    process.on('message', async (message: { rounds: number }) => {
+      const results = await Promise.all([
+        new Promise<{ roundMs: number[]; sockets: number }>((resolve) =>
+          rounds(message.rounds, (roundMs) => resolve({ roundMs, sockets: sockets.length })),
+        ),
+        ...workers.map((worker) => {
+          const done = new Promise<{ roundMs: number[]; sockets: number }>((resolve) =>
+            worker.once('message', resolve),
+          )
+          worker.postMessage(message)
+          return done
+        }),
+      ])
+      for (const worker of workers) await worker.terminate()
+      // A round lasts as long as its slowest thread's.
+      const roundMs = results[0]!.roundMs.map((_, index) =>
+        Math.max(...results.map((result) => result.roundMs[index] ?? 0)),
+      )
+      process.send!({ roundMs, perThread: results.map((result) => result.sockets) })
+    })
   })
 }
 
 // --- the generator ----------------------------------------------------------------------------
 function startChild(mode: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = fork(import.meta.filename, ['--child', mode], { stdio: 'inherit' })
+  const child = fork(import.meta.filename, ['--child', mode, '--threads', values.threads], {
+    stdio: 'inherit',
+  })
   return new Promise((resolve) => {
     child.once('message', (port) => resolve({ child, url: `ws://127.0.0.1:${port}` }))
   })
@@ -152,19 +209,21 @@ async function fanOut(): Promise<void> {
     })
     sockets.push(socket)
   }
-  const result = new Promise<{ roundMs: number[] }>((resolve) => child.once('message', resolve))
+  const result = new Promise<{ roundMs: number[]; perThread?: number[] }>((resolve) =>
+    child.once('message', resolve),
+  )
   child.send({ rounds })
-  const { roundMs } = await result
+  const { roundMs, perThread } = await result
   await new Promise((resolve) => setTimeout(resolve, 1_000))
   roundMs.sort((a, b) => a - b)
   console.log(
-    `fan-out: one 300-byte frame to each of ${count} connections every 100 ms, ${rounds} rounds: a round of writes takes p50 ${roundMs[Math.floor(rounds / 2)]!.toFixed(1)} ms, max ${roundMs.at(-1)!.toFixed(1)} ms; round start → arrival p50 ${delayMs.getValueAtPercentile(50)} ms, p99 ${delayMs.getValueAtPercentile(99)} ms (${delayMs.totalCount} of ${count * rounds} arrived)`,
+    `fan-out: one 300-byte frame to each of ${count} connections every 100 ms${perThread ? ` from ${perThread.length} threads (${perThread.join(' + ')} connections)` : ''}, ${rounds} rounds: a round of writes takes p50 ${roundMs[Math.floor(rounds / 2)]!.toFixed(1)} ms, max ${roundMs.at(-1)!.toFixed(1)} ms; round start → arrival p50 ${delayMs.getValueAtPercentile(50)} ms, p99 ${delayMs.getValueAtPercentile(99)} ms (${delayMs.totalCount} of ${count * rounds} arrived)`,
   )
   for (const socket of sockets) socket.terminate()
   child.kill()
 }
 
-if (values.child === undefined) {
-  await echo()
-  await fanOut()
+if (values.child === undefined && isMainThread) {
+  if (values.only !== 'fanout') await echo()
+  if (values.only !== 'echo') await fanOut()
 }
