@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { toLedgerUnits } from '../src/ledger/ledger.ts'
+import { SavingsScheduler } from '../src/savings/scheduler.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { testListing } from './fixtures/testListing.ts'
 import { webRequest } from './fixtures/webRequest.ts'
@@ -165,5 +166,37 @@ describe('savings plans API', () => {
         (plan: Json) => plan.id,
       ),
     ).toContain(id)
+  })
+})
+
+describe('the savings scheduler', () => {
+  it('stamps each run as it submits it, not as its tick began', async () => {
+    const ids: string[] = []
+    for (const amount of ['20', '30']) {
+      const created = await api('POST', '/exchange/savings-plans/v1', {
+        asset: 'BTC',
+        amount,
+        frequency: 'DAILY',
+        startDate: new Date(nowMs + dayMs).toISOString().slice(0, 10),
+      })
+      expect(created.status).toBe(201)
+      ids.push(created.json.id)
+    }
+    nowMs += dayMs
+    const tickStartMs = nowMs
+    // Each fee lookup takes 5 s of the clock: the second run is submitted 10 s after the tick.
+    const slow = new SavingsScheduler(server.service, {
+      nowMs: () => nowMs,
+      feesOf: async () => {
+        nowMs += 5_000
+        return { makerFeePpm: 1_500, takerFeePpm: 2_500 }
+      },
+    })
+    expect(await slow.tick()).toBeGreaterThanOrEqual(2)
+    const executedAt = ids.map(
+      (id) => server.service.core.savingsPlans.get(id)!.executions.at(-1)!.executedAt,
+    )
+    expect(executedAt[0]).toBeGreaterThan(tickStartMs)
+    expect(executedAt[1]).toBe(executedAt[0]! + 5_000)
   })
 })
