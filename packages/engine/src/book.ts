@@ -30,10 +30,11 @@ export interface Book {
   sizeAt(side: Side, price: number): number
   /** Number of resting orders on a side. */
   orderCount(side: Side): number
-  /** Writes up to `depthMax` levels, best first, as [price, size, price, size, ...]. */
+  /**
+   * Writes up to `depthMax` levels, best first, with the number of orders resting at each, as
+   * [price, size, orders, price, size, orders, ...].
+   */
   levels(side: Side, depthMax: number, out: number[]): void
-  /** As `levels`, with each level's number of orders: [price, size, orders, price, …]. */
-  levelsWithOrders(side: Side, depthMax: number, out: number[]): void
   /** Every resting order of a side in priority order. */
   forEach(side: Side, visit: (order: Order) => void): void
 }

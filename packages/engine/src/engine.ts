@@ -673,15 +673,7 @@ export class Engine {
 
   /** Current (not published) levels, best first. */
   depth(marketId: string, side: Side, depthMax = 1000): [number, number][] {
-    const market = this.markets.get(marketId)
-    if (market === undefined) return []
-    const out: number[] = []
-    market.book.levels(side, depthMax, out)
-    const levels: [number, number][] = []
-    for (let index = 0; index < out.length; index += 2) {
-      levels.push([out[index] as number, out[index + 1] as number])
-    }
-    return levels
+    return this.depthWithOrders(marketId, side, depthMax).map(([price, size]) => [price, size])
   }
 
   /**
@@ -692,7 +684,7 @@ export class Engine {
     const market = this.markets.get(marketId)
     if (market === undefined) return []
     const out: number[] = []
-    market.book.levelsWithOrders(side, depthMax, out)
+    market.book.levels(side, depthMax, out)
     const levels: [number, number, number][] = []
     for (let index = 0; index < out.length; index += 3) {
       levels.push([out[index] as number, out[index + 1] as number, out[index + 2] as number])
@@ -792,7 +784,7 @@ export class Engine {
       ] as const) {
         const out = engine.scratchLevels
         market.book.levels(name, Number.MAX_SAFE_INTEGER, out)
-        for (let index = 0; index < out.length; index += 2) {
+        for (let index = 0; index < out.length; index += 3) {
           dirty.publish(out[index] as number, out[index + 1] as number)
         }
         for (const [price, size] of changed) {

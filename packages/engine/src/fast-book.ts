@@ -213,15 +213,6 @@ export class FastBook implements Book {
   levels(side: Side, depthMax: number, out: number[]): void {
     out.length = 0
     const levels = (side === 'buy' ? this.bids : this.asks).levels
-    for (let index = levels.length - 1; index >= 0 && out.length < depthMax * 2; index--) {
-      const level = levels[index] as FastLevel
-      out.push(level.price, level.total)
-    }
-  }
-
-  levelsWithOrders(side: Side, depthMax: number, out: number[]): void {
-    out.length = 0
-    const levels = (side === 'buy' ? this.bids : this.asks).levels
     for (let index = levels.length - 1; index >= 0 && out.length < depthMax * 3; index--) {
       const level = levels[index] as FastLevel
       out.push(level.price, level.total, level.count)

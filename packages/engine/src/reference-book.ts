@@ -66,19 +66,6 @@ export class ReferenceBook implements Book {
   levels(side: Side, depthMax: number, out: number[]): void {
     out.length = 0
     for (const order of this.side(side)) {
-      const last = out.length - 2
-      if (last >= 0 && out[last] === order.price) {
-        out[last + 1] = (out[last + 1] ?? 0) + order.amountRemaining
-      } else {
-        if (out.length / 2 >= depthMax) return
-        out.push(order.price, order.amountRemaining)
-      }
-    }
-  }
-
-  levelsWithOrders(side: Side, depthMax: number, out: number[]): void {
-    out.length = 0
-    for (const order of this.side(side)) {
       const last = out.length - 3
       if (last >= 0 && out[last] === order.price) {
         out[last + 1] = (out[last + 1] ?? 0) + order.amountRemaining

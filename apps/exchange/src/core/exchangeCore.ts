@@ -338,6 +338,8 @@ export type CoreSnapshot = {
   cancelDeadlines?: CancelDeadline[]
 }
 
+const noDeadlines: readonly CancelDeadline[] = Object.freeze([])
+
 export class ExchangeCore {
   readonly #log = new EventLog()
   readonly engine: Engine
@@ -878,9 +880,12 @@ export class ExchangeCore {
     return { ok: true, events, orderIds: 'orderIds' in result ? result.orderIds : [] }
   }
 
-  /** The countdowns that have run out by `nowMs`. */
-  expiredCancelDeadlines(nowMs: number): CancelDeadline[] {
-    if (this.earliestCancelDeadlineMs() > nowMs) return []
+  /**
+   * The countdowns that have run out by `nowMs`. Asked before every command: while none has, it
+   * allocates nothing.
+   */
+  expiredCancelDeadlines(nowMs: number): readonly CancelDeadline[] {
+    if (this.earliestCancelDeadlineMs() > nowMs) return noDeadlines
     const expired: CancelDeadline[] = []
     for (const deadline of this.cancelDeadlines.values())
       if (deadline.expiresAtMs <= nowMs) expired.push(deadline)

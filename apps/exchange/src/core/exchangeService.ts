@@ -187,7 +187,6 @@ export class ExchangeService {
    * the exchange in `submit`, and `submit` then refuses the command that came after them.
    */
   #carryOutExpiredCountdowns(timestamp: number): void {
-    if (this.core.earliestCancelDeadlineMs() > timestamp) return
     for (const { accountId, codGroupId } of this.core.expiredCancelDeadlines(timestamp)) {
       this.submit({ type: 'cancelExpiredGroup', timestamp, accountId, codGroupId }).catch(() => {})
     }
