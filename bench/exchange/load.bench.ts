@@ -145,18 +145,25 @@ function openSocket(url: string): Promise<WebSocket> {
   })
 }
 
-/** The server's event-loop delay since the previous scrape, in ms (from its /metrics). */
-async function serverEventLoopDelay(
-  base: string,
-): Promise<{ p50: string; p99: string; max: string }> {
+/**
+ * From the server's /metrics: its event-loop delay since the previous scrape, in ms, and the
+ * journal's records and commits so far.
+ */
+async function serverMetrics(base: string): Promise<{
+  loopDelay: { p50: string; p99: string; max: string }
+  journal: { records: number; commits: number }
+}> {
   const text = await (await fetch(`${base}/metrics`)).text()
-  const seconds = (name: string) =>
-    (
-      Number(
-        new RegExp(`^polder_nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(text)?.[1],
-      ) * 1000
-    ).toFixed(1)
-  return { p50: seconds('p50'), p99: seconds('p99'), max: seconds('max') }
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1])
+  const ms = (name: string) =>
+    (value(`polder_nodejs_eventloop_lag_${name}_seconds`) * 1000).toFixed(1)
+  return {
+    loopDelay: { p50: ms('p50'), p99: ms('p99'), max: ms('max') },
+    journal: {
+      records: value('polder_journal_records_total'),
+      commits: value('polder_journal_commits_total'),
+    },
+  }
 }
 
 /** Subscribers below which the memory per idle connection is not told. */
@@ -376,10 +383,10 @@ try {
   measureFromWallMs = Date.now() + warmupSeconds * 1000
   // prom-client resets its event-loop delay histogram on every scrape: this one starts the window.
   let cpuAtWindowStart: ReturnType<typeof cpuSeconds> | undefined
-  const windowStarted = new Promise((resolve) =>
+  const windowStarted = new Promise<Awaited<ReturnType<typeof serverMetrics>>>((resolve) =>
     setTimeout(() => {
       cpuAtWindowStart = cpuSeconds(child.pid!)
-      void serverEventLoopDelay(url).then(resolve)
+      void serverMetrics(url).then(resolve)
     }, warmupSeconds * 1000),
   )
   let sent = 0
@@ -409,8 +416,10 @@ try {
   for (const trader of traders)
     for (const [id] of trader.pending) console.error(`no reply to request ${id}`)
   const elapsedSeconds = (performance.now() - measureFrom) / 1000
-  await windowStarted
-  const loopDelay = await serverEventLoopDelay(url)
+  const atWindowStart = await windowStarted
+  const { loopDelay, journal } = await serverMetrics(url)
+  const journalRecords = journal.records - atWindowStart.journal.records
+  const journalCommits = journal.commits - atWindowStart.journal.commits
   await new Promise((resolve) => setTimeout(resolve, 500)) // last book flush
 
   const fills = [...fillsByMarket.values()].reduce((sum, list) => sum + list.length, 0)
@@ -434,6 +443,9 @@ try {
   )
   console.log(
     `  server event-loop delay during the load: p50 ${loopDelay.p50} ms, p99 ${loopDelay.p99} ms, max ${loopDelay.max} ms`,
+  )
+  console.log(
+    `  journal from the end of the warm-up: ${journalRecords} records in ${journalCommits} commits (${(journalRecords / journalCommits).toFixed(2)} a commit)`,
   )
   if (cpuAtWindowStart !== undefined) {
     const share = (key: keyof ReturnType<typeof cpuSeconds>) =>

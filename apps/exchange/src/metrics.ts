@@ -46,3 +46,28 @@ export function watchArchives(
     },
   })
 }
+
+/** The journal's records and commits: records per commit is what group commit gains. */
+export function watchJournal(
+  metrics: ExchangeMetrics,
+  journal: { readonly recordsWritten: number; readonly batchesWritten: number },
+): void {
+  new Counter({
+    name: 'polder_journal_records_total',
+    help: 'Commands written durably to the journal.',
+    registers: [metrics.registry],
+    collect() {
+      this.reset()
+      this.inc(journal.recordsWritten)
+    },
+  })
+  new Counter({
+    name: 'polder_journal_commits_total',
+    help: 'Journal transactions committed (each holds one or more records).',
+    registers: [metrics.registry],
+    collect() {
+      this.reset()
+      this.inc(journal.batchesWritten)
+    },
+  })
+}

@@ -32,7 +32,7 @@ import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
 import { recentTradesPerMarketMax } from './core/orderHistory.ts'
 import { PeriodicTask } from './core/periodicTask.ts'
 import { defaultRateLimitConfig, RateLimiter, rateLimitHeaders } from './limits/rateLimiter.ts'
-import { createMetrics, watchArchives } from './metrics.ts'
+import { createMetrics, watchArchives, watchJournal } from './metrics.ts'
 import { type PaymentProvider, SandboxPaymentProvider } from './payments/paymentProvider.ts'
 import { PaymentService } from './payments/paymentService.ts'
 import { SavingsScheduler } from './savings/scheduler.ts'
@@ -197,6 +197,7 @@ export async function createExchangeServer(
     closedByCommand.delete(command)
   })
   watchArchives(metrics, { trades: tradeArchive, fills: fillArchive, orders: orderArchive })
+  watchJournal(metrics, journal)
   const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))
   const { warmAccount } = registerExchangeActions(actions, {
     service,

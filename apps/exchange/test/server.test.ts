@@ -173,6 +173,12 @@ describe('operations', () => {
     expect(text).toMatch(/polder_commands_total\{kind="deposit",outcome="accepted"\} 1/)
     expect(text).toMatch(/polder_commands_total\{kind="deposit",outcome="205"\} 1/)
     expect(text).toContain('polder_nodejs_eventloop_lag_seconds')
+    // The journal's counters are the journal's own figures (the accepted deposit is among them).
+    const counter = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1])
+    expect(counter('polder_journal_records_total')).toBe(server.journal.recordsWritten)
+    expect(counter('polder_journal_commits_total')).toBe(server.journal.batchesWritten)
+    expect(server.journal.recordsWritten).toBeGreaterThan(0)
+    expect(server.journal.batchesWritten).toBeLessThanOrEqual(server.journal.recordsWritten)
     ws.close()
   })
 

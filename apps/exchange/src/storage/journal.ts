@@ -38,6 +38,8 @@ export class Journal {
   #failure: Error | undefined
   /** Transactions written so far: with group commit, far fewer than records. */
   batchesWritten = 0
+  /** Records written so far (records per transaction is what group commit gains). */
+  recordsWritten = 0
 
   private constructor(backend: JournalBackend, lastSeq: number, options: JournalOptions) {
     this.backend = backend
@@ -68,16 +70,21 @@ export class Journal {
   }
 
   async #writeQueued(): Promise<void> {
-    // Let the current task add its records to the batch: every message of one socket read (a
-    // busy client's read holds many). Measured against waiting for the whole event-loop turn
-    // (setImmediate: every socket's messages in one commit): the same 22,000 orders/s at the
-    // top, and a lower p90/p99 at 5,000/s (2.1/6-7 ms against 2.5/7-10 ms), so per task it is.
-    await Promise.resolve()
+    // Let the whole event-loop turn add its records: every message read from every socket in
+    // this turn's poll phase goes into one commit, written in the check phase that follows.
+    // Each commit writes at least a page of the journal and costs the event loop some 60 µs on
+    // a virtual machine whose system calls are dear; at 5,000 orders/s from 20 sockets a commit
+    // per task (per socket read) held 1.06 records, one per turn holds 4.3, and the server's main
+    // thread went from 61-78% of a core to 39-56% with the acknowledgement p99 no worse
+    // (bench/exchange/load.bench.ts prints records per commit). An earlier machine had measured
+    // the opposite, when commits cost less there than the wait for the turn.
+    await new Promise<void>((resolve) => setImmediate(resolve))
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0, this.#batchRecordsMax)
       try {
         await this.#insert(batch.map((pending) => pending.entry))
         this.batchesWritten += 1
+        this.recordsWritten += batch.length
         for (const pending of batch) pending.resolve()
       } catch (error) {
         // Memory now holds commands the database does not: nothing may be acknowledged after

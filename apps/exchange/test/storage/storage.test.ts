@@ -89,6 +89,23 @@ describe.each(storageTargets)('storage on $name', (target) => {
     )
   })
 
+  it('journal: appends from separate tasks of one event-loop turn share a commit', async () => {
+    const { driver, location } = await open()
+    const journal = await journalOf(location, driver)
+    // Three callbacks of one check phase, as three sockets' reads are of one poll phase.
+    const durable = await new Promise<Promise<void>[]>((resolve) => {
+      const appended: Promise<void>[] = []
+      for (const payload of [1, 2, 3])
+        setImmediate(() => {
+          appended.push(journal.append({ kind: 'k', payload }).durable)
+          if (appended.length === 3) resolve(appended)
+        })
+    })
+    await Promise.all(durable)
+    expect(journal.batchesWritten).toBe(1)
+    expect(journal.recordsWritten).toBe(3)
+  })
+
   it('journal: reads from inside a group commit, at most the limit, in order', async () => {
     const { driver, location } = await open()
     const journal = await journalOf(location, driver)
