@@ -199,6 +199,9 @@ try {
     socket: WebSocket
     pending: Map<number, number>
     open: Map<string, string[]>
+    /** Limit orders sent and not yet answered, by market, and the requests that carry them. */
+    placing: Map<string, number>
+    placingRequests: Map<number, string>
   }[] = []
   for (let index = 0; index < traderCount; index += 1) {
     const account = await admin(url, '/admin/accounts', {
@@ -224,6 +227,8 @@ try {
       socket,
       pending: new Map(),
       open: new Map(marketIds.map((market) => [market, []])),
+      placing: new Map(marketIds.map((market) => [market, 0])),
+      placingRequests: new Map(),
     })
   }
 
@@ -310,14 +315,26 @@ try {
   const timedRequests: Timed[] = []
   const stopGeneratorMonitor = values.attribute ? monitorStalls(stallLogs.generator) : undefined
   let refused = 0
+  let closing = false
+  const closedByServer: string[] = []
   const refusedByCode = new Map<number, number>()
   let requestId = 0
   for (const trader of traders) {
+    // A trader cut off by the server (1008: more requests in flight than it allows, when the
+    // offered rate outruns the server for long enough) is told once, not by each lost reply.
+    trader.socket.onclose = (event) => {
+      if (!closing) closedByServer.push(`${event.code} ${event.reason}`)
+    }
     trader.socket.onmessage = (message) => {
       const reply = JSON.parse(String(message.data))
       const planned = trader.pending.get(reply.requestId)
       if (planned === undefined) return
       trader.pending.delete(reply.requestId)
+      const placedIn = trader.placingRequests.get(reply.requestId)
+      if (placedIn !== undefined) {
+        trader.placingRequests.delete(reply.requestId)
+        trader.placing.set(placedIn, trader.placing.get(placedIn)! - 1)
+      }
       if (planned < measureFrom) {
         trackOpenOrders(trader, reply)
         return
@@ -354,10 +371,13 @@ try {
     const tick = Number(spec.tickSize)
     const roll = random()
     const open = trader.open.get(market)!
-    // The exchange allows 100 open orders per market and account: a trader near it cancels its
-    // oldest instead of being refused.
-    if ((roll < 0.2 && open.length > 0) || open.length >= 90) {
-      const index = open.length >= 90 ? 0 : Math.floor(random() * open.length)
+    // The exchange allows 100 open orders per market and account: a trader near it, counting
+    // the limit orders it has sent and not yet had answered (many, when acknowledgements lag),
+    // cancels its oldest instead of being refused. (Sending market orders instead, when it knows
+    // of none to cancel, made a lagging server's load heavier: more fills a request.)
+    const full = open.length + trader.placing.get(market)! >= 90
+    if ((roll < 0.2 && open.length > 0) || (full && open.length > 0)) {
+      const index = full ? 0 : Math.floor(random() * open.length)
       return { action: 'privateCancelOrder', market, orderId: open.splice(index, 1)[0] }
     }
     const side = random() < 0.5 ? 'buy' : 'sell'
@@ -397,7 +417,13 @@ try {
         const trader = traders[sent % traders.length]!
         requestId += 1
         trader.pending.set(requestId, startedAt + sent * intervalMs)
-        const request = { ...nextRequest(trader), requestId }
+        const next = nextRequest(trader)
+        const request = { ...next, requestId }
+        if (next.orderType === 'limit') {
+          const market = next.market as string
+          trader.placing.set(market, trader.placing.get(market)! + 1)
+          trader.placingRequests.set(requestId, market)
+        }
         if (process.env.DEBUG_LOAD) console.error(JSON.stringify(request))
         trader.socket.send(JSON.stringify(request))
         sent += 1
@@ -413,8 +439,14 @@ try {
   while (traders.some((trader) => trader.pending.size > 0) && performance.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  for (const trader of traders)
-    for (const [id] of trader.pending) console.error(`no reply to request ${id}`)
+  const unanswered = traders.reduce((sum, trader) => sum + trader.pending.size, 0)
+  if (closedByServer.length > 0 || unanswered > 0) {
+    const reasons = new Map<string, number>()
+    for (const reason of closedByServer) reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
+    console.error(
+      `load: ${unanswered} requests unanswered; ${closedByServer.length} of ${traders.length} traders disconnected by the server ${JSON.stringify(Object.fromEntries(reasons))}: the figures below are not a steady state`,
+    )
+  }
   const elapsedSeconds = (performance.now() - measureFrom) / 1000
   const atWindowStart = await windowStarted
   const { loopDelay, journal } = await serverMetrics(url)
@@ -490,6 +522,7 @@ try {
     ))
       console.log(line)
   }
+  closing = true
   for (const socket of [...subscribers, ...traders.map((trader) => trader.socket)]) socket.close()
 } finally {
   child.kill('SIGTERM')

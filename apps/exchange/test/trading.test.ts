@@ -885,6 +885,53 @@ describe('pipelined WebSocket requests', () => {
     })
     ws.close()
   })
+
+  it('a cancel and a create that arrive in one read are applied in that order: the cancel frees the funds the create needs', async () => {
+    const carol = await createTrader(`carol-${randomBytes(4).toString('hex')}@example.com`, {
+      EUR: '30',
+    })
+    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+    await new Promise((resolve) => ws.once('open', resolve))
+    const replies: Json[] = []
+    ws.on('message', (data) => replies.push(JSON.parse(data.toString())))
+    authenticateSocket(ws, carol)
+    await until(replies, (reply) => reply.event === 'authenticate')
+    const order = (requestId: number) => ({
+      action: 'privateCreateOrder',
+      requestId,
+      market: 'BTC-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '0.001',
+      price: '20500',
+    })
+    ws.send(JSON.stringify(order(1)))
+    await until(replies, (reply) => reply.requestId === 1)
+    const first = replies.find((reply) => reply.requestId === 1)
+    expect(first).toMatchObject({ response: { status: 'new' } })
+    // Both frames in one write, so the server reads them together: the second order fits in
+    // the balance only once the first is cancelled.
+    const raw = (ws as unknown as { _socket: import('node:net').Socket })._socket
+    raw.cork()
+    ws.send(
+      JSON.stringify({
+        action: 'privateCancelOrder',
+        requestId: 2,
+        market: 'BTC-EUR',
+        orderId: first.response.orderId,
+      }),
+    )
+    ws.send(JSON.stringify(order(3)))
+    raw.uncork()
+    await until(replies, (reply) => reply.requestId === 3)
+    expect(replies.find((reply) => reply.requestId === 2)).toMatchObject({
+      response: { orderId: first.response.orderId },
+    })
+    expect(replies.find((reply) => reply.requestId === 3)).toMatchObject({
+      response: { status: 'new' },
+    })
+    ws.close()
+  })
 })
 
 describe('account history of trades', () => {

@@ -283,30 +283,35 @@ export function registerExchangeActions(
 
   /**
    * The account's order in a market named by `orderId` or `clientOrderId`, as `findOrder`, or the
-   * refusal to answer with: 240 when there is none, 101 when the archive cannot be read.
+   * refusal to answer with: 240 when there is none, 101 when the archive cannot be read. At once
+   * when the core holds the order (every open order), so that a cancel reaches the core before
+   * any request that arrived after it on the same connection; an order only the archive knows
+   * is closed, and a cancel of it is refused whenever it is found.
    */
-  async function orderOrRefusal(
+  function orderOrRefusal(
     market: string,
     accountId: number,
     params: Record<string, unknown>,
-  ): Promise<OrderRecord | ActionResult> {
-    try {
-      return (await findOrder(market, accountId, params)) ?? failure(protocolError(240))
-    } catch {
-      return failure(protocolError(101)) // the order archive cannot be read
-    }
+  ): OrderRecord | ActionResult | Promise<OrderRecord | ActionResult> {
+    const found = findOrder(market, accountId, params)
+    if (!(found instanceof Promise)) return found ?? failure(protocolError(240))
+    return found.then(
+      (record) => record ?? failure(protocolError(240)),
+      () => failure(protocolError(101)), // the order archive cannot be read
+    )
   }
 
   /**
    * The account's order in a market named by `orderId` or `clientOrderId`: from the core, or else
    * from the order archive (closed orders the core no longer holds). Undefined when the account
-   * has no such order; a failed archive read throws.
+   * has no such order; a failed archive read rejects. At once (not a promise) when the core
+   * holds the order.
    */
-  async function findOrder(
+  function findOrder(
     market: string,
     accountId: number,
     params: { orderId?: unknown; clientOrderId?: unknown },
-  ): Promise<OrderRecord | undefined> {
+  ): OrderRecord | undefined | Promise<OrderRecord | undefined> {
     const held = coreOrder(market, accountId, params)
     if (held || deps.unarchivedAccounts.has(accountId)) return held
     if (typeof params.clientOrderId === 'string')
@@ -515,7 +520,8 @@ export function registerExchangeActions(
       const accountId = requireCaller(caller)
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
-      const known = await orderOrRefusal(spec.market, accountId, params)
+      const found = orderOrRefusal(spec.market, accountId, params)
+      const known = found instanceof Promise ? await found : found
       if (!('state' in known)) return known
       const outcome = await service.submit({
         type: 'cancelOrder',
