@@ -217,7 +217,7 @@ async function fanOut(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1_000))
   roundMs.sort((a, b) => a - b)
   console.log(
-    `fan-out: one 300-byte frame to each of ${count} connections every 100 ms${perThread ? ` from ${perThread.length} threads (${perThread.join(' + ')} connections)` : ''}, ${rounds} rounds: a round of writes takes p50 ${roundMs[Math.floor(rounds / 2)]!.toFixed(1)} ms, max ${roundMs.at(-1)!.toFixed(1)} ms; round start → arrival p50 ${delayMs.getValueAtPercentile(50)} ms, p99 ${delayMs.getValueAtPercentile(99)} ms (${delayMs.totalCount} of ${count * rounds} arrived)`,
+    `fan-out: one 300-byte frame to each of ${count} connections every 100 ms${perThread && perThread.length > 1 ? ` from ${perThread.length} threads (${perThread.join(' + ')} connections)` : ''}, ${rounds} rounds: a round of writes takes p50 ${roundMs[Math.floor(rounds / 2)]!.toFixed(1)} ms, max ${roundMs.at(-1)!.toFixed(1)} ms; round start → arrival p50 ${delayMs.getValueAtPercentile(50)} ms, p99 ${delayMs.getValueAtPercentile(99)} ms (${delayMs.totalCount} of ${count * rounds} arrived)`,
   )
   for (const socket of sockets) socket.terminate()
   child.kill()
