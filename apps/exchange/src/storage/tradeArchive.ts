@@ -101,6 +101,10 @@ export abstract class TradeArchive extends ProjectionArchive<TradeEvent, string>
   }
 
   async #prune(beforeMs: number, keepNewest: number, markets: Iterable<string>): Promise<number> {
+    // The newest trades are counted from the written rows: write the waiting ones first, or a
+    // market whose last trades still wait would keep that many more old ones until next time.
+    // (A failed write is reported and retried by the archive; the prune goes on without it.)
+    await this.flush().catch(() => {})
     let deleted = 0
     for (const market of markets) {
       const throughId = (await this.newestId(market)) - keepNewest

@@ -191,6 +191,16 @@ describe.each(stores)('trade archive: $name', (store) => {
     expect(ids(await archive.list('BTC-EUR', everything))).toEqual([6, 5, 4])
   })
 
+  it('counts the newest trades it keeps with the ones still waiting to be written', async () => {
+    const archive = await store.open()
+    for (let id = 1; id <= 5; id += 1) archive.add(trade('ETH-EUR', id, t0 - 48 * hourMs + id))
+    await archive.flush()
+    // Not yet written when the prune starts: the newest two are these, not 4 and 5.
+    for (let id = 6; id <= 7; id += 1) archive.add(trade('ETH-EUR', id, t0 - 48 * hourMs + id))
+    expect(await archive.prune(t0 - 24 * hourMs, 2, ['ETH-EUR'])).toBe(5)
+    expect(ids(await archive.list('ETH-EUR', everything))).toEqual([7, 6])
+  })
+
   it('finds a window by its times when several trades share a timestamp, and nothing between trades', async () => {
     const archive = await store.open()
     const times = [100, 100, 200, 200, 200, 300, 300, 400, 500, 500]
