@@ -72,12 +72,12 @@ export class Journal {
   async #writeQueued(): Promise<void> {
     // Let the whole event-loop turn add its records: every message read from every socket in
     // this turn's poll phase goes into one commit, written in the check phase that follows.
-    // Each commit writes at least a page of the journal and costs the event loop some 60 µs on
-    // a virtual machine whose system calls are dear; at 5,000 orders/s from 20 sockets a commit
-    // per task (per socket read) held 1.06 records, one per turn holds 4.3, and the server's main
-    // thread went from 61-78% of a core to 39-56% with the acknowledgement p99 no worse
-    // (bench/exchange/load.bench.ts prints records per commit). An earlier machine had measured
-    // the opposite, when commits cost less there than the wait for the turn.
+    // Each commit writes at least a page of the journal, and the replies it releases leave as a
+    // burst of their own: on a virtual machine whose system calls and wake-ups are dear, at
+    // 5,000 orders/s from 20 sockets, a commit per task (per socket read) held 1.06 records, one
+    // per turn holds 4.3, and the server's main thread went from 61-78% of a core to 42-55% with
+    // the acknowledgement p99 no worse (bench/exchange/load.bench.ts prints records per commit).
+    // An earlier machine had measured the opposite, when a commit cost less there.
     await new Promise<void>((resolve) => setImmediate(resolve))
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0, this.#batchRecordsMax)
