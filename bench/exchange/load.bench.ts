@@ -146,12 +146,14 @@ function openSocket(url: string): Promise<WebSocket> {
 }
 
 /**
- * From the server's /metrics: its event-loop delay since the previous scrape, in ms, and the
- * journal's records and commits so far.
+ * From the server's /metrics: its event-loop delay since the previous scrape, in ms, the
+ * journal's records and commits so far, and its WebSocket request-time histogram (cumulative
+ * counts by upper bound in seconds).
  */
 async function serverMetrics(base: string): Promise<{
   loopDelay: { p50: string; p99: string; max: string }
   journal: { records: number; commits: number }
+  requestBuckets: Map<string, number>
 }> {
   const text = await (await fetch(`${base}/metrics`)).text()
   const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1])
@@ -163,7 +165,30 @@ async function serverMetrics(base: string): Promise<{
       records: value('polder_journal_records_total'),
       commits: value('polder_journal_commits_total'),
     },
+    requestBuckets: new Map(
+      [...text.matchAll(/^polder_ws_request_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm)].map(
+        (match) => [match[1]!, Number(match[2])],
+      ),
+    ),
   }
+}
+
+/**
+ * The bound below which `percentile` of the requests between two scrapes of the request-time
+ * histogram fell, in ms ("over 1000" past the last bucket): as fine as the buckets, no finer.
+ */
+function bucketPercentile(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  percentile: number,
+): string {
+  const total = (after.get('+Inf') ?? 0) - (before.get('+Inf') ?? 0)
+  for (const [le, count] of after) {
+    if (le === '+Inf') continue
+    if (count - (before.get(le) ?? 0) >= (percentile / 100) * total)
+      return `≤ ${Number(le) * 1000} ms`
+  }
+  return 'over 1000 ms'
 }
 
 /** Subscribers below which the memory per idle connection is not told. */
@@ -449,7 +474,7 @@ try {
   }
   const elapsedSeconds = (performance.now() - measureFrom) / 1000
   const atWindowStart = await windowStarted
-  const { loopDelay, journal } = await serverMetrics(url)
+  const { loopDelay, journal, requestBuckets } = await serverMetrics(url)
   const journalRecords = journal.records - atWindowStart.journal.records
   const journalCommits = journal.commits - atWindowStart.journal.commits
   await new Promise((resolve) => setTimeout(resolve, 500)) // last book flush
@@ -478,6 +503,11 @@ try {
   )
   console.log(
     `  journal from the end of the warm-up: ${journalRecords} records in ${journalCommits} commits (${(journalRecords / journalCommits).toFixed(2)} a commit)`,
+  )
+  const inServer = (percentile: number) =>
+    bucketPercentile(atWindowStart.requestBuckets, requestBuckets, percentile)
+  console.log(
+    `  inside the server, a request's arrival → its reply handed to the socket (from /metrics buckets): p50 ${inServer(50)}, p90 ${inServer(90)}, p99 ${inServer(99)}, p99.9 ${inServer(99.9)}`,
   )
   if (cpuAtWindowStart !== undefined) {
     const share = (key: keyof ReturnType<typeof cpuSeconds>) =>

@@ -1,12 +1,22 @@
 // Prometheus metrics at /metrics: process and event-loop figures (prom-client's defaults,
 // including event-loop lag), plus the exchange's own counters and gauges.
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 
 export type ExchangeMetrics = {
   registry: Registry
   commands: Counter<'kind' | 'outcome'>
   openSockets: Gauge
+  /** From a WebSocket request's arrival (the message read) to its reply handed to the socket. */
+  wsRequestSeconds: Histogram
 }
+
+/**
+ * Buckets of `polder_ws_request_seconds`, from half a millisecond (a request with nothing to wait
+ * for) to a second (a server far behind).
+ */
+export const wsRequestBucketsSeconds = [
+  0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+]
 
 export function createMetrics(): ExchangeMetrics {
   const registry = new Registry()
@@ -22,6 +32,12 @@ export function createMetrics(): ExchangeMetrics {
     openSockets: new Gauge({
       name: 'polder_websocket_connections',
       help: 'Open WebSocket connections.',
+      registers: [registry],
+    }),
+    wsRequestSeconds: new Histogram({
+      name: 'polder_ws_request_seconds',
+      help: "WebSocket requests, from the message's arrival to its reply handed to the socket (a command's includes its journal commit).",
+      buckets: wsRequestBucketsSeconds,
       registers: [registry],
     }),
   }

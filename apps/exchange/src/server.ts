@@ -416,6 +416,7 @@ export async function createExchangeServer(
         return
       }
       inFlight += 1
+      const arrivedAt = performance.now()
       connection
         .onMessage(text)
         .catch((error: unknown) => {
@@ -424,6 +425,7 @@ export async function createExchangeServer(
         })
         .finally(() => {
           inFlight -= 1
+          metrics.wsRequestSeconds.observe((performance.now() - arrivedAt) / 1000)
         })
     })
     ws.on('error', (error) => app.log.debug({ err: error }, 'websocket error'))

@@ -146,6 +146,9 @@ describe('operations', () => {
   it('serves Prometheus metrics with command counts, open sockets and event-loop lag', async () => {
     const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
     await new Promise((resolve) => ws.once('open', resolve))
+    const answered = new Promise((resolve) => ws.once('message', resolve))
+    ws.send(JSON.stringify({ action: 'getTime', requestId: 1 }))
+    await answered
     await server.service.submit({
       type: 'deposit',
       timestamp: 1,
@@ -179,6 +182,9 @@ describe('operations', () => {
     expect(counter('polder_journal_commits_total')).toBe(server.journal.batchesWritten)
     expect(server.journal.recordsWritten).toBeGreaterThan(0)
     expect(server.journal.batchesWritten).toBeLessThanOrEqual(server.journal.recordsWritten)
+    // The socket's request, timed from its arrival to its reply.
+    expect(counter('polder_ws_request_seconds_count')).toBeGreaterThanOrEqual(1)
+    expect(text).toMatch(/^polder_ws_request_seconds_bucket\{le="0\.001"\} \d+$/m)
     ws.close()
   })
 
