@@ -12,7 +12,12 @@
 //
 // Run: npm exec -- node bench/exchange/load.bench.ts [--rate 5000] [--seconds 10] [--traders 20]
 //        [--subscribers 1000] [--markets 5] [--warmup 3] [--no-simulator] [--server-cpus 0]
-//        [--attribute]
+//        [--attribute] [--in-flight-max N]
+// --in-flight-max N is a capacity mode: a trader with N requests unanswered skips its planned
+// sends until replies come (they are counted as held back), so that a rate above what the
+// server can do measures what it does, steadily, instead of growing a backlog until the
+// server's own limit (1,000 in flight per connection) cuts the traders off. Its latencies then
+// leave out the wait of the held-back requests: read them from an open-loop run.
 // --attribute records the server's and the generator's pauses (stallMonitor.ts) and says, for
 // the requests slower than 5 ms, what each one overlapped: a GC of the server, another stall of
 // its event loop (busy, or waiting for a CPU), a stall of the generator, or none of these.
@@ -47,8 +52,13 @@ const { values } = parseArgs({
     // The market simulator runs beside the load unless --no-simulator.
     simulator: { type: 'boolean', default: true },
     attribute: { type: 'boolean', default: false },
+    'in-flight-max': { type: 'string' },
   },
 })
+const inFlightMax =
+  values['in-flight-max'] === undefined
+    ? Number.POSITIVE_INFINITY
+    : Math.max(1, Number(values['in-flight-max']))
 const ratePerSecond = Number(values.rate)
 const durationSeconds = Math.min(Number(values.seconds), 120)
 // The same load runs this long first, unmeasured: a server just started is still compiling its
@@ -435,11 +445,18 @@ try {
     }, warmupSeconds * 1000),
   )
   let sent = 0
+  /** Planned sends skipped in the measured window (--in-flight-max). */
+  let heldBack = 0
   await new Promise<void>((resolve) => {
     const tick = () => {
       const now = performance.now()
       while (sent < total && startedAt + sent * intervalMs <= now) {
         const trader = traders[sent % traders.length]!
+        if (trader.pending.size >= inFlightMax) {
+          if (startedAt + sent * intervalMs >= measureFrom) heldBack += 1
+          sent += 1
+          continue
+        }
         requestId += 1
         trader.pending.set(requestId, startedAt + sent * intervalMs)
         const next = nextRequest(trader)
@@ -484,7 +501,7 @@ try {
     `load: ${traderCount} traders, ${subscriberCount} book subscribers on ${marketIds.join(', ')}`,
   )
   console.log(
-    `  planned ${ratePerSecond} requests/s for ${durationSeconds} s after ${warmupSeconds} s of warm-up at the same rate (70% limit, 10% market, 20% cancel)`,
+    `  planned ${ratePerSecond} requests/s for ${durationSeconds} s after ${warmupSeconds} s of warm-up at the same rate (70% limit, 10% market, 20% cancel)${Number.isFinite(inFlightMax) ? `; at most ${inFlightMax} unanswered a trader: ${heldBack} held back (capacity mode: latencies leave out their wait)` : ''}`,
   )
   console.log(
     `  acknowledged ${acknowledged} (${(acknowledged / elapsedSeconds).toFixed(0)}/s), refused ${refused} ${JSON.stringify(Object.fromEntries(refusedByCode))}, fills ${fills}`,
