@@ -68,22 +68,25 @@ export function watchJournal(
   metrics: ExchangeMetrics,
   journal: { readonly recordsWritten: number; readonly batchesWritten: number },
 ): void {
-  new Counter({
-    name: 'polder_journal_records_total',
-    help: 'Commands written durably to the journal.',
-    registers: [metrics.registry],
-    collect() {
-      this.reset()
-      this.inc(journal.recordsWritten)
-    },
-  })
-  new Counter({
-    name: 'polder_journal_commits_total',
-    help: 'Journal transactions committed (each holds one or more records).',
-    registers: [metrics.registry],
-    collect() {
-      this.reset()
-      this.inc(journal.batchesWritten)
-    },
-  })
+  for (const [name, help, read] of [
+    [
+      'polder_journal_records_total',
+      'Commands written durably to the journal.',
+      () => journal.recordsWritten,
+    ],
+    [
+      'polder_journal_commits_total',
+      'Journal transactions committed (each holds one or more records).',
+      () => journal.batchesWritten,
+    ],
+  ] as const)
+    new Counter({
+      name,
+      help,
+      registers: [metrics.registry],
+      collect() {
+        this.reset()
+        this.inc(read())
+      },
+    })
 }

@@ -47,6 +47,15 @@ async function until(messages: Json[], match: (message: Json) => boolean): Promi
   while (!messages.some(match) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
 }
 
+/** An open socket at /v2 and the list its messages are recorded into, parsed. */
+async function openRecordingSocket(): Promise<{ ws: WebSocket; replies: Json[] }> {
+  const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+  await new Promise((resolve) => ws.once('open', resolve))
+  const replies: Json[] = []
+  ws.on('message', (data) => replies.push(JSON.parse(data.toString())))
+  return { ws, replies }
+}
+
 function authenticateSocket(ws: WebSocket, who: Key): void {
   const timestamp = Date.now()
   ws.send(
@@ -698,10 +707,7 @@ describe('more order paths over the wire', () => {
       amount: '0.001',
       price: '99000',
     })
-    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
-    await new Promise((resolve) => ws.once('open', resolve))
-    const replies: Json[] = []
-    ws.on('message', (data) => replies.push(JSON.parse(data.toString())))
+    const { ws, replies } = await openRecordingSocket()
     authenticateSocket(ws, alice)
     ws.send(
       JSON.stringify({
@@ -804,10 +810,7 @@ describe('more order paths over the wire', () => {
   })
 
   it('more subscriptions than a connection may hold are refused with 205, and the connection stays usable', async () => {
-    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
-    await new Promise((resolve) => ws.once('open', resolve))
-    const replies: Json[] = []
-    ws.on('message', (data) => replies.push(JSON.parse(data.toString())))
+    const { ws, replies } = await openRecordingSocket()
     const markets = ['BTC-EUR', 'ETH-EUR']
     // 16 channels × 2 markets × 13 intervals would be 416 per request; send six requests of candles.
     for (let round = 0; round < 6; round += 1) {
@@ -850,10 +853,7 @@ describe('more order paths over the wire', () => {
 
 describe('pipelined WebSocket requests', () => {
   it('authenticate, create and cancel sent back to back are applied in the order sent', async () => {
-    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
-    await new Promise((resolve) => ws.once('open', resolve))
-    const replies: Json[] = []
-    ws.on('message', (data) => replies.push(JSON.parse(data.toString())))
+    const { ws, replies } = await openRecordingSocket()
     const clientOrderId = '7c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5'
     authenticateSocket(ws, alice)
     ws.send(
@@ -890,10 +890,7 @@ describe('pipelined WebSocket requests', () => {
     const carol = await createTrader(`carol-${randomBytes(4).toString('hex')}@example.com`, {
       EUR: '30',
     })
-    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
-    await new Promise((resolve) => ws.once('open', resolve))
-    const replies: Json[] = []
-    ws.on('message', (data) => replies.push(JSON.parse(data.toString())))
+    const { ws, replies } = await openRecordingSocket()
     authenticateSocket(ws, carol)
     await until(replies, (reply) => reply.event === 'authenticate')
     const order = (requestId: number) => ({
