@@ -3,11 +3,13 @@
 // connections that place and cancel orders at a fixed --rate, and --subscribers public
 // connections subscribed to the book of the busiest --markets. Requests are sent at planned
 // times and latency is measured from the planned time (so queueing is not hidden), into HDR
-// histograms. Prints acknowledged orders/s, acknowledgement latency p50/p99, the delay from a
+// histograms. Prints acknowledged orders/s, acknowledgement latency p50/p99 (and the same split
+// into the generator's lag in sending and the round trip from the actual send), the delay from a
 // fill to the book delta arriving at public subscribers p50/p99, the event-loop delay of the
 // server and of the generator itself (its 1 ms timer and its own work are part of what it
 // measures), the CPU the server's main thread, the whole server and the generator used during the
-// load, and server memory per idle connection. The sockets are `ws` clients, as most Node
+// load, how long the server's main thread waited for a CPU and how often it was preempted, and
+// server memory per idle connection. The sockets are `ws` clients, as most Node
 // clients of the v2 API use. Bounded in time; ends the server it started.
 //
 // Run: npm exec -- node bench/exchange/load.bench.ts [--rate 5000] [--seconds 10] [--traders 20]
@@ -147,6 +149,12 @@ async function admin(url: string, path: string, body: unknown): Promise<Record<s
   return (await response.json()) as Record<string, unknown>
 }
 
+/** p50, p90, p99, p99.9 and max of a histogram of microseconds, in ms. */
+function percentiles(histogram: hdr.Histogram): string {
+  const at = (percentile: number) => (histogram.getValueAtPercentile(percentile) / 1000).toFixed(2)
+  return `p50 ${at(50)} ms, p90 ${at(90)} ms, p99 ${at(99)} ms, p99.9 ${at(99.9)} ms, max ${(histogram.maxValue / 1000).toFixed(2)} ms`
+}
+
 function openSocket(url: string): Promise<WebSocket> {
   const socket = new WebSocket(`${url.replace('http', 'ws')}/v2`)
   return new Promise((resolve, reject) => {
@@ -211,9 +219,17 @@ function serverRssBytes(pid: number): number {
 
 /**
  * CPU time so far in seconds, from /proc: the server's main thread (its event loop) and the
- * whole server process (with its GC, database and checkpoint threads), and this generator.
+ * whole server process (with its GC, database and checkpoint threads), and this generator; and
+ * how long the server's main thread has waited, runnable, for a CPU (schedstat's second field,
+ * in ns) and how often it was preempted (nonvoluntary context switches).
  */
-function cpuSeconds(pid: number): { serverMain: number; server: number; generator: number } {
+function cpuSeconds(pid: number): {
+  serverMain: number
+  server: number
+  generator: number
+  serverMainRunQueue: number
+  serverMainPreempted: number
+} {
   const ticks = (path: string) => {
     // The fields after the command name (which may hold spaces) start at the state, field 3.
     const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ')
@@ -224,6 +240,13 @@ function cpuSeconds(pid: number): { serverMain: number; server: number; generato
     serverMain: ticks(`/proc/${pid}/task/${pid}/stat`),
     server: ticks(`/proc/${pid}/stat`),
     generator: (own.user + own.system) / 1e6,
+    serverMainRunQueue:
+      Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9,
+    serverMainPreempted: Number(
+      /nonvoluntary_ctxt_switches:\s+(\d+)/.exec(
+        readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8'),
+      )?.[1],
+    ),
   }
 }
 
@@ -330,11 +353,19 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 1_000))
   const rssAfterSubscribers = serverRssBytes(child.pid!)
 
-  const ackLatencyUs = hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: 60_000_000,
-    numberOfSignificantValueDigits: 3,
-  })
+  const microseconds = () =>
+    hdr.build({
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 60_000_000,
+      numberOfSignificantValueDigits: 3,
+    })
+  const ackLatencyUs = microseconds()
+  // The same split in two: the generator's own lag in sending (its 1 ms timer, its loop busy
+  // with replies, its pauses) and the round trip from the actual send.
+  const sendLagUs = microseconds()
+  const fromSendUs = microseconds()
+  /** When each measured request actually went out, by requestId. */
+  const sentAt = new Map<number, number>()
   // biome-ignore lint/suspicious/noExplicitAny: wire JSON
   function trackOpenOrders(trader: (typeof traders)[number], reply: any): void {
     const order = reply.response
@@ -378,6 +409,10 @@ try {
       if (values.attribute)
         timedRequests.push({ plannedMs: performance.timeOrigin + planned, latencyMs })
       ackLatencyUs.recordValue(Math.max(1, Math.round(latencyMs * 1000)))
+      const sentMs = sentAt.get(reply.requestId)!
+      sentAt.delete(reply.requestId)
+      sendLagUs.recordValue(Math.max(1, Math.round((sentMs - planned) * 1000)))
+      fromSendUs.recordValue(Math.max(1, Math.round((latencyMs - (sentMs - planned)) * 1000)))
       if (values.timeline) {
         const second = Math.floor((planned - measureFrom) / 1000)
         secondLatenciesMs[second] ??= []
@@ -468,6 +503,7 @@ try {
         }
         if (process.env.DEBUG_LOAD) console.error(JSON.stringify(request))
         trader.socket.send(JSON.stringify(request))
+        if (startedAt + sent * intervalMs >= measureFrom) sentAt.set(requestId, now)
         sent += 1
       }
       if (sent < total) setTimeout(tick, 1)
@@ -506,9 +542,9 @@ try {
   console.log(
     `  acknowledged ${acknowledged} (${(acknowledged / elapsedSeconds).toFixed(0)}/s), refused ${refused} ${JSON.stringify(Object.fromEntries(refusedByCode))}, fills ${fills}`,
   )
-  console.log(
-    `  acknowledgement latency from planned send: p50 ${(ackLatencyUs.getValueAtPercentile(50) / 1000).toFixed(2)} ms, p90 ${(ackLatencyUs.getValueAtPercentile(90) / 1000).toFixed(2)} ms, p99 ${(ackLatencyUs.getValueAtPercentile(99) / 1000).toFixed(2)} ms, p99.9 ${(ackLatencyUs.getValueAtPercentile(99.9) / 1000).toFixed(2)} ms, max ${(ackLatencyUs.maxValue / 1000).toFixed(2)} ms`,
-  )
+  console.log(`  acknowledgement latency from planned send: ${percentiles(ackLatencyUs)}`)
+  console.log(`    the generator's lag in sending: ${percentiles(sendLagUs)}`)
+  console.log(`    from the actual send to the reply: ${percentiles(fromSendUs)}`)
   console.log(
     `  fill → book delta at subscribers: p50 ${bookDelayMs.getValueAtPercentile(50)} ms, p99 ${bookDelayMs.getValueAtPercentile(99)} ms (${bookDelayMs.totalCount} deliveries; includes the wait for the next ${bookBatchMs} ms batch)`,
   )
@@ -531,6 +567,10 @@ try {
       `${((100 * (cpuAtWindowEnd[key] - cpuAtWindowStart![key])) / sendingSeconds).toFixed(0)}%`
     console.log(
       `  CPU during the load (of one core): server main thread ${share('serverMain')}, whole server ${share('server')}, generator ${share('generator')}`,
+    )
+    const preempted = cpuAtWindowEnd.serverMainPreempted - cpuAtWindowStart.serverMainPreempted
+    console.log(
+      `  the server's main thread waited for a CPU ${share('serverMainRunQueue')} of the time, preempted ${(preempted / sendingSeconds).toFixed(0)} times a second`,
     )
   }
   generatorLoopDelay.disable()

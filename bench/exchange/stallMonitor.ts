@@ -1,13 +1,15 @@
 // Records when a process's event loop could not run: every garbage-collection pause (from V8,
 // with its kind) and every gap of more than `stallMinMs` between two ticks of a 1 ms timer, with
-// how much of that gap the thread itself spent on the CPU (a busy loop) rather than waiting
-// for it (descheduled, or blocked in the kernel). The load benchmark (`--attribute`) loads it
+// how much of that gap the thread itself spent on the CPU (a busy loop), how much it waited for
+// a CPU (runnable, on the kernel's run queue: another thread or the hypervisor had the core),
+// and so how much it slept in the kernel (a lock, a page fault, I/O). The load benchmark (`--attribute`) loads it
 // into the server (`--import`) and runs it in its own process, then lays its slow requests
 // against both records to say where their time went.
 //
-// Written as lines `gc <startMs> <durationMs> <kind>` and `stall <startMs> <durationMs> <cpuMs>`
+// Written as lines `gc <startMs> <durationMs> <kind>` and
+// `stall <startMs> <durationMs> <cpuMs> <runQueueMs>`
 // (wall-clock ms) to the file in POLDER_STALL_LOG, every second and at exit.
-import { appendFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, openSync, readSync, writeFileSync } from 'node:fs'
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks'
 import { isMainThread } from 'node:worker_threads'
 
@@ -15,7 +17,21 @@ export const stallMinMs = 2
 
 export type Pause =
   | { kind: 'gc'; startMs: number; durationMs: number; gc: 'minor' | 'major' | 'other' }
-  | { kind: 'stall'; startMs: number; durationMs: number; cpuMs: number }
+  | { kind: 'stall'; startMs: number; durationMs: number; cpuMs: number; runQueueMs: number }
+
+/**
+ * The calling thread's time on the CPU and waiting on the run queue so far, in ms
+ * (/proc/thread-self/schedstat: nanoseconds on the CPU, nanoseconds runnable but waiting).
+ */
+function scheduling(): () => { cpuMs: number; runQueueMs: number } {
+  const fd = openSync('/proc/thread-self/schedstat', 'r')
+  const buffer = Buffer.alloc(128)
+  return () => {
+    const length = readSync(fd, buffer, 0, buffer.length, 0)
+    const [cpu, waited] = buffer.toString('latin1', 0, length).split(' ')
+    return { cpuMs: Number(cpu) / 1e6, runQueueMs: Number(waited) / 1e6 }
+  }
+}
 
 /** Starts recording into `path` (the main thread only); returns a function that stops it. */
 export function monitorStalls(path: string): () => void {
@@ -40,19 +56,21 @@ export function monitorStalls(path: string): () => void {
     }
   })
   observer.observe({ entryTypes: ['gc'] })
+  const readScheduling = scheduling()
   let last = performance.now()
-  let lastCpu = process.threadCpuUsage()
+  let lastScheduling = readScheduling()
   const ticker = setInterval(() => {
     const now = performance.now()
-    const cpu = process.threadCpuUsage()
+    const times = readScheduling()
     if (now - last > stallMinMs + 1) {
-      const cpuMs = (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000
+      const cpuMs = times.cpuMs - lastScheduling.cpuMs
+      const runQueueMs = times.runQueueMs - lastScheduling.runQueueMs
       lines.push(
-        `stall ${(origin + last).toFixed(3)} ${(now - last).toFixed(3)} ${cpuMs.toFixed(3)}`,
+        `stall ${(origin + last).toFixed(3)} ${(now - last).toFixed(3)} ${cpuMs.toFixed(3)} ${runQueueMs.toFixed(3)}`,
       )
     }
     last = now
-    lastCpu = cpu
+    lastScheduling = times
   }, 1)
   ticker.unref()
   const flusher = setInterval(flush, 1_000)
@@ -71,7 +89,7 @@ export function readPauses(text: string): Pause[] {
     .split('\n')
     .filter(Boolean)
     .map((line) => {
-      const [kind, start, duration, last] = line.split(' ')
+      const [kind, start, duration, last, runQueue] = line.split(' ')
       return kind === 'gc'
         ? {
             kind: 'gc',
@@ -84,6 +102,7 @@ export function readPauses(text: string): Pause[] {
             startMs: Number(start),
             durationMs: Number(duration),
             cpuMs: Number(last),
+            runQueueMs: Number(runQueue),
           }
     })
 }
@@ -150,12 +169,13 @@ export function attribution(
   )
   const stallMs = stalls.reduce((sum, stall) => sum + stall.durationMs, 0)
   const stallCpuMs = stalls.reduce((sum, stall) => sum + Math.min(stall.cpuMs, stall.durationMs), 0)
+  const stallRunQueueMs = stalls.reduce((sum, stall) => sum + stall.runQueueMs, 0)
   const longest = [...stalls]
     .sort((a, b) => b.durationMs - a.durationMs)
     .slice(0, 3)
     .map(
       (stall) =>
-        `${stall.durationMs.toFixed(1)} ms at ${((stall.startMs - fromMs) / 1000).toFixed(2)} s (${Math.min(stall.cpuMs, stall.durationMs).toFixed(1)} ms on the CPU)`,
+        `${stall.durationMs.toFixed(1)} ms at ${((stall.startMs - fromMs) / 1000).toFixed(2)} s (${Math.min(stall.cpuMs, stall.durationMs).toFixed(1)} ms on the CPU, ${stall.runQueueMs.toFixed(1)} waiting for one)`,
     )
   const share = (count: number) =>
     `${count} (${((100 * count) / Math.max(1, slow.length)).toFixed(0)}%)`
@@ -165,7 +185,7 @@ export function attribution(
     `  for comparison, of the requests at or under ${slowMs} ms ${percent(fast.serverGc)} overlapped a server GC and ${percent(fast.serverStall)} another server loop stall`,
     `  server minor GCs: ${summary(gcs.filter((gc) => gc.kind === 'gc' && gc.gc === 'minor').map((gc) => gc.durationMs))}`,
     `  server major GCs: ${summary(gcs.filter((gc) => gc.kind === 'gc' && gc.gc !== 'minor').map((gc) => gc.durationMs))}`,
-    `  server loop stalls over ${stallMinMs + 1} ms without a GC: ${summary(stalls.map((stall) => stall.durationMs))}; on the CPU for ${stallCpuMs.toFixed(0)} of their ${stallMs.toFixed(0)} ms (the rest waiting for a CPU or in the kernel); the longest: ${longest.join(', ') || 'none'}`,
+    `  server loop stalls over ${stallMinMs + 1} ms without a GC: ${summary(stalls.map((stall) => stall.durationMs))}; of their ${stallMs.toFixed(0)} ms, ${stallCpuMs.toFixed(0)} on the CPU, ${stallRunQueueMs.toFixed(0)} waiting for a CPU, the rest asleep in the kernel; the longest: ${longest.join(', ') || 'none'}`,
   ]
 }
 
