@@ -1,5 +1,6 @@
 // Server configuration from flags, then environment, then defaults. Documented in README.md.
 import { parseArgs } from 'node:util'
+import { backgroundNiceOf } from './storage/backgroundThread.ts'
 
 export type ExchangeConfig = {
   host: string
@@ -99,6 +100,9 @@ export function parseConfig(
   if (!(logLevels as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`--log-level must be one of ${logLevels.join(', ')}, got "${logLevel}"`)
   }
+  // Read by the background threads themselves (storage/backgroundThread.ts); checked here.
+  const backgroundNice = backgroundNiceOf(env.POLDER_BACKGROUND_NICE)
+  if (backgroundNice instanceof Error) throw new ConfigError(backgroundNice.message)
   const venue = values.venue ?? env.POLDER_VENUE ?? defaultConfig.venue
   if (!/^[A-Z0-9]{4}$/.test(venue)) {
     throw new ConfigError(

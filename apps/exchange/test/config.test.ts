@@ -63,3 +63,15 @@ describe('venue', () => {
       )
   })
 })
+
+describe('background threads priority', () => {
+  it('takes POLDER_BACKGROUND_NICE from 0 to 19 and refuses anything else at start', () => {
+    for (const text of ['0', '10', '19'])
+      expect(() => parseConfig([], { POLDER_BACKGROUND_NICE: text }), text).not.toThrow()
+    for (const text of ['-1', '20', '2.5', 'low'])
+      expect(() => parseConfig([], { POLDER_BACKGROUND_NICE: text }), text).toThrow(ConfigError)
+    expect(() => parseConfig([], { POLDER_BACKGROUND_NICE: '20' })).toThrow(
+      'POLDER_BACKGROUND_NICE must be a whole number from 0 to 19, got "20"',
+    )
+  })
+})

@@ -7,11 +7,13 @@
 
 import { DatabaseSync } from 'node:sqlite'
 import { parentPort, workerData } from 'node:worker_threads'
+import { yieldToEventLoop } from './backgroundThread.ts'
 
 export type CheckpointerData = { path: string; intervalMs: number }
 
 const port = parentPort
 if (port === null) throw new Error('journalCheckpointer.ts runs only as a worker thread')
+yieldToEventLoop()
 const { path, intervalMs } = workerData as CheckpointerData
 
 const db = new DatabaseSync(path)

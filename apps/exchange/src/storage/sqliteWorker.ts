@@ -9,6 +9,7 @@
 // files) and by SQLite itself every 10,000 pages (40 MB) in between.
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite'
 import { parentPort, workerData } from 'node:worker_threads'
+import { yieldToEventLoop } from './backgroundThread.ts'
 import type { WorkerReply as Reply } from './workerRequests.ts'
 
 export type SqliteValue = string | number | null
@@ -23,6 +24,7 @@ type WorkerReply = Reply<{ rows: object[] }>
 
 const port = parentPort
 if (port === null) throw new Error('sqliteWorker.ts runs only as a worker thread')
+yieldToEventLoop()
 const { path, schema } = workerData as SqliteWorkerData
 
 let db: DatabaseSync

@@ -1,9 +1,12 @@
 // A SQLite file on its own thread (the order archive's): what is committed outlives the thread,
-// a transaction is all or nothing, and a thread that dies is started again.
-import { mkdtempSync, rmSync } from 'node:fs'
+// a transaction is all or nothing, and a thread that dies is started again. It and the journal's
+// checkpoints run at a lower priority than the event loop.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { backgroundThreadNice } from '../../src/storage/backgroundThread.ts'
+import { startCheckpointer, stopCheckpointer } from '../../src/storage/journalBackends.ts'
 import { SqliteThread } from '../../src/storage/sqliteThread.ts'
 
 const schema = 'create table if not exists t (id integer primary key, name text not null);'
@@ -53,5 +56,49 @@ describe('SQLite on its own thread', () => {
       })
     }
     expect(after).toEqual(['n1', 'n2'])
+  })
+})
+
+/** How many of this process's threads run at `nice` (Linux: /proc, field 19 of a task's stat). */
+function threadsAtNice(nice: number): number {
+  let count = 0
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) === nice) count += 1
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return count
+}
+
+async function untilThreadsAtNice(nice: number, count: number): Promise<number> {
+  for (let attempt = 0; attempt < 100 && threadsAtNice(nice) < count; attempt += 1)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  return threadsAtNice(nice)
+}
+
+describe.skipIf(process.platform !== 'linux')('background threads', () => {
+  it('write the order archive and checkpoint the journal at a lower priority than the event loop', async () => {
+    expect(backgroundThreadNice).toBeGreaterThan(0)
+    const own = () => {
+      const stat = readFileSync('/proc/thread-self/stat', 'utf8')
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
+    }
+    const ownBefore = own()
+    const before = threadsAtNice(backgroundThreadNice)
+    const thread = open()
+    await thread.all('select 1', [])
+    expect(await untilThreadsAtNice(backgroundThreadNice, before + 1)).toBe(before + 1)
+    const dir = mkdtempSync(join(tmpdir(), 'polder-checkpointer-'))
+    const checkpointer = startCheckpointer(join(dir, 'journal.sqlite'), 1_000)
+    cleanups.push(async () => {
+      await stopCheckpointer(checkpointer)
+      rmSync(dir, { recursive: true, force: true })
+    })
+    expect(await untilThreadsAtNice(backgroundThreadNice, before + 2)).toBe(before + 2)
+    // The event loop's own thread stays where it was.
+    expect(own()).toBe(ownBefore)
   })
 })
