@@ -229,6 +229,7 @@ function cpuSeconds(pid: number): {
   generator: number
   serverMainRunQueue: number
   serverMainPreempted: number
+  serverWrites: number
 } {
   const ticks = (path: string) => {
     // The fields after the command name (which may hold spaces) start at the state, field 3.
@@ -242,6 +243,8 @@ function cpuSeconds(pid: number): {
     generator: (own.user + own.system) / 1e6,
     serverMainRunQueue:
       Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9,
+    // Write system calls (write, writev: replies, fan-out, files) of the whole server.
+    serverWrites: Number(/^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]),
     serverMainPreempted: Number(
       /nonvoluntary_ctxt_switches:\s+(\d+)/.exec(
         readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8'),
@@ -570,7 +573,7 @@ try {
     )
     const preempted = cpuAtWindowEnd.serverMainPreempted - cpuAtWindowStart.serverMainPreempted
     console.log(
-      `  the server's main thread waited for a CPU ${share('serverMainRunQueue')} of the time, preempted ${(preempted / sendingSeconds).toFixed(0)} times a second`,
+      `  the server's main thread waited for a CPU ${share('serverMainRunQueue')} of the time, preempted ${(preempted / sendingSeconds).toFixed(0)} times a second; the server made ${((cpuAtWindowEnd.serverWrites - cpuAtWindowStart.serverWrites) / sendingSeconds).toFixed(0)} write system calls a second`,
     )
   }
   generatorLoopDelay.disable()

@@ -460,6 +460,50 @@ describe('candles and 24-hour tickers', () => {
     expect(candle.candle[0][4]).toBe('49000')
     ws.close()
   })
+
+  it('pushes the 24-hour ticker in the same write as the book events of that flush', async () => {
+    // Raw TCP reads of a subscriber to both channels of one market: each write of the server
+    // arrives on loopback as one read, so a read that holds both events was one write.
+    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+    const messages: Json[] = []
+    ws.on('message', (data) => messages.push(JSON.parse(data.toString())))
+    await new Promise((resolve) => ws.once('open', resolve))
+    const reads: string[] = []
+    ;(ws as unknown as { _socket: NodeJS.ReadableStream })._socket.on('data', (chunk: Buffer) =>
+      reads.push(chunk.toString('latin1')),
+    )
+    ws.send(
+      JSON.stringify({
+        action: 'subscribe',
+        channels: [
+          { name: 'book', markets: ['BTC-EUR'] },
+          { name: 'ticker24h', markets: ['BTC-EUR'] },
+        ],
+      }),
+    )
+    // The ticker pushed on subscribing goes alone; the one after a trade is what is looked at.
+    await until(messages, (m) => m.event === 'ticker24h')
+    reads.length = 0
+    messages.length = 0
+    const seller = await createTrader(`tick-s-${randomUUID()}@example.com`, { BTC: '1' })
+    const buyer = await createTrader(`tick-b-${randomUUID()}@example.com`, { EUR: '10000' })
+    await placeLimit(seller, 'sell', '0.001', '51000')
+    await placeLimit(buyer, 'buy', '0.001', '51000')
+    // A new price level every 20 ms until three tickers have come (at most one a second), so
+    // that each flush has book events.
+    const stop = Date.now() + 6_000
+    const tickers = () => messages.filter((m) => m.event === 'ticker24h').length
+    for (let price = 30_000; tickers() < 3 && Date.now() < stop; price += 1) {
+      await placeLimit(buyer, 'buy', '0.001', String(price))
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const tickerReads = reads.filter((read) => read.includes('"event":"ticker24h"'))
+    expect(tickerReads.length).toBeGreaterThanOrEqual(2)
+    // Most of them (a flush that a slow moment left without a book change sends its ticker alone).
+    const withBook = tickerReads.filter((read) => read.includes('"event":"book"'))
+    expect(withBook.length).toBeGreaterThanOrEqual(Math.ceil(tickerReads.length / 2))
+    ws.close()
+  })
 })
 
 describe("the spec's web API", () => {
