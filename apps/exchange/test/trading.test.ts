@@ -68,6 +68,11 @@ function authenticateSocket(ws: WebSocket, who: Key): void {
   )
 }
 
+/** Sends a subscribe action for these channels. */
+function subscribe(ws: WebSocket, ...channels: Record<string, unknown>[]): void {
+  ws.send(JSON.stringify({ action: 'subscribe', channels }))
+}
+
 beforeAll(async () => {
   server = await createExchangeServer(
     { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined },
@@ -321,15 +326,7 @@ describe('WebSocket trading and events', () => {
       event: 'authenticate',
       authenticated: true,
     })
-    ws.send(
-      JSON.stringify({
-        action: 'subscribe',
-        channels: [
-          { name: 'account', markets: ['BTC-EUR'] },
-          { name: 'book', markets: ['BTC-EUR'] },
-        ],
-      }),
-    )
+    subscribe(ws, { name: 'account', markets: ['BTC-EUR'] }, { name: 'book', markets: ['BTC-EUR'] })
     expect(await next((m) => m.event === 'subscribed')).toEqual({
       event: 'subscribed',
       subscriptions: { book: ['BTC-EUR'], account: ['BTC-EUR'] },
@@ -428,14 +425,10 @@ describe('candles and 24-hour tickers', () => {
     const messages: Json[] = []
     ws.on('message', (data) => messages.push(JSON.parse(data.toString())))
     await new Promise((resolve) => ws.once('open', resolve))
-    ws.send(
-      JSON.stringify({
-        action: 'subscribe',
-        channels: [
-          { name: 'ticker24h', markets: ['BTC-EUR'] },
-          { name: 'candles', interval: ['1m'], markets: ['BTC-EUR'] },
-        ],
-      }),
+    subscribe(
+      ws,
+      { name: 'ticker24h', markets: ['BTC-EUR'] },
+      { name: 'candles', interval: ['1m'], markets: ['BTC-EUR'] },
     )
     await until(messages, (m) => m.event === 'ticker24h')
     const tickerEvent = messages.find((m) => m.event === 'ticker24h')
@@ -472,14 +465,10 @@ describe('candles and 24-hour tickers', () => {
     ;(ws as unknown as { _socket: NodeJS.ReadableStream })._socket.on('data', (chunk: Buffer) =>
       reads.push(chunk.toString('latin1')),
     )
-    ws.send(
-      JSON.stringify({
-        action: 'subscribe',
-        channels: [
-          { name: 'book', markets: ['BTC-EUR'] },
-          { name: 'ticker24h', markets: ['BTC-EUR'] },
-        ],
-      }),
+    subscribe(
+      ws,
+      { name: 'book', markets: ['BTC-EUR'] },
+      { name: 'ticker24h', markets: ['BTC-EUR'] },
     )
     // The ticker pushed on subscribing goes alone; the one after a trade is what is looked at.
     await until(messages, (m) => m.event === 'ticker24h')
