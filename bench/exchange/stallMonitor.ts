@@ -1,8 +1,8 @@
 // Records when a process's event loop could not run: every garbage-collection pause (from V8,
 // with its kind) and every gap of more than `stallMinMs` between two ticks of a 1 ms timer, with
 // how much of that gap the thread itself spent on the CPU (a busy loop), how much it waited for
-// a CPU (runnable, on the kernel's run queue: another thread or the hypervisor had the core),
-// and so how much it slept in the kernel (a lock, a page fault, I/O). The load benchmark (`--attribute`) loads it
+// a CPU (runnable, on the kernel's run queue: another thread had the core), and so how much it
+// slept in the kernel (a lock, a page fault, I/O). The load benchmark (`--attribute`) loads it
 // into the server (`--import`) and runs it in its own process, then lays its slow requests
 // against both records to say where their time went.
 //
