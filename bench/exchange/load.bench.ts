@@ -218,12 +218,12 @@ function serverRssBytes(pid: number): number {
 }
 
 /**
- * CPU time so far in seconds, from /proc: the server's main thread (its event loop) and the
- * whole server process (with its GC, database and checkpoint threads), and this generator; and
- * how long the server's main thread has waited, runnable, for a CPU (schedstat's second field,
- * in ns) and how often it was preempted (nonvoluntary context switches).
+ * Counters so far, from /proc: CPU time in seconds of the server's main thread (its event loop),
+ * the whole server process (with its GC, database and checkpoint threads) and this generator;
+ * how long the server's main thread has waited, runnable, for a CPU (seconds, from schedstat),
+ * how often it was preempted (nonvoluntary context switches), and the server's write calls.
  */
-function cpuSeconds(pid: number): {
+function processCounters(pid: number): {
   serverMain: number
   server: number
   generator: number
@@ -475,10 +475,10 @@ try {
   measureFrom = startedAt + warmupSeconds * 1000
   measureFromWallMs = Date.now() + warmupSeconds * 1000
   // prom-client resets its event-loop delay histogram on every scrape: this one starts the window.
-  let cpuAtWindowStart: ReturnType<typeof cpuSeconds> | undefined
+  let countersAtWindowStart: ReturnType<typeof processCounters> | undefined
   const windowStarted = new Promise<Awaited<ReturnType<typeof serverMetrics>>>((resolve) =>
     setTimeout(() => {
-      cpuAtWindowStart = cpuSeconds(child.pid!)
+      countersAtWindowStart = processCounters(child.pid!)
       void serverMetrics(url).then(resolve)
     }, warmupSeconds * 1000),
   )
@@ -514,7 +514,7 @@ try {
     }
     tick()
   })
-  const cpuAtWindowEnd = cpuSeconds(child.pid!)
+  const countersAtWindowEnd = processCounters(child.pid!)
   const sendingSeconds = (performance.now() - measureFrom) / 1000
   const deadline = performance.now() + 10_000
   while (traders.some((trader) => trader.pending.size > 0) && performance.now() < deadline) {
@@ -565,15 +565,16 @@ try {
   console.log(
     `  inside the server, a request's arrival → its reply handed to the socket (from /metrics buckets): p50 ${inServer(50)}, p90 ${inServer(90)}, p99 ${inServer(99)}, p99.9 ${inServer(99.9)}`,
   )
-  if (cpuAtWindowStart !== undefined) {
-    const share = (key: keyof ReturnType<typeof cpuSeconds>) =>
-      `${((100 * (cpuAtWindowEnd[key] - cpuAtWindowStart![key])) / sendingSeconds).toFixed(0)}%`
+  if (countersAtWindowStart !== undefined) {
+    const share = (key: keyof ReturnType<typeof processCounters>) =>
+      `${((100 * (countersAtWindowEnd[key] - countersAtWindowStart![key])) / sendingSeconds).toFixed(0)}%`
     console.log(
       `  CPU during the load (of one core): server main thread ${share('serverMain')}, whole server ${share('server')}, generator ${share('generator')}`,
     )
-    const preempted = cpuAtWindowEnd.serverMainPreempted - cpuAtWindowStart.serverMainPreempted
+    const preempted =
+      countersAtWindowEnd.serverMainPreempted - countersAtWindowStart.serverMainPreempted
     console.log(
-      `  the server's main thread waited for a CPU ${share('serverMainRunQueue')} of the time, preempted ${(preempted / sendingSeconds).toFixed(0)} times a second; the server made ${((cpuAtWindowEnd.serverWrites - cpuAtWindowStart.serverWrites) / sendingSeconds).toFixed(0)} write system calls a second`,
+      `  the server's main thread waited for a CPU ${share('serverMainRunQueue')} of the time, preempted ${(preempted / sendingSeconds).toFixed(0)} times a second; the server made ${((countersAtWindowEnd.serverWrites - countersAtWindowStart.serverWrites) / sendingSeconds).toFixed(0)} write system calls a second`,
     )
   }
   generatorLoopDelay.disable()
