@@ -14,7 +14,7 @@
 //
 // Run: npm exec -- node bench/exchange/load.bench.ts [--rate 5000] [--seconds 10] [--traders 20]
 //        [--subscribers 1000] [--markets 5] [--warmup 3] [--no-simulator] [--server-cpus 0]
-//        [--attribute] [--in-flight-max N]
+//        [--attribute] [--allocation] [--in-flight-max N]
 // --in-flight-max N is a capacity mode: a trader with N requests unanswered skips its planned
 // sends until replies come (they are counted as held back), so that a rate above what the
 // server can do measures what it does, steadily, instead of growing a backlog until the
@@ -23,6 +23,9 @@
 // --attribute records the server's and the generator's pauses (stallMonitor.ts) and says, for
 // the requests slower than 5 ms, what each one overlapped: a GC of the server, another stall of
 // its event loop (busy, or waiting for a CPU), a stall of the generator, or none of these.
+// --allocation samples what the server's main thread allocates in the measured window
+// (allocationSampler.ts, V8's sampling heap profiler) and prints it per request answered, with
+// the functions that allocate most.
 // (--server-cpus pins the server with taskset; run the bench itself under `taskset -c 1` too.
 // Measured here, pinning hurt: the server's own threads then share one core with it.)
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -37,6 +40,7 @@ import * as hdr from 'hdr-histogram-js'
 import { WebSocket } from 'ws'
 import { bookFlushIntervalMs as bookBatchMs } from '../../apps/exchange/src/api/marketDataHub.ts'
 import { serverNodeFlags } from '../../apps/exchange/src/nodeFlags.ts'
+import type { AllocationSummary } from './allocationSampler.ts'
 import { attribution, monitorStalls, readPauses, type Timed } from './stallMonitor.ts'
 
 const { values } = parseArgs({
@@ -54,6 +58,7 @@ const { values } = parseArgs({
     // The market simulator runs beside the load unless --no-simulator.
     simulator: { type: 'boolean', default: true },
     attribute: { type: 'boolean', default: false },
+    allocation: { type: 'boolean', default: false },
     'in-flight-max': { type: 'string' },
   },
 })
@@ -86,6 +91,7 @@ const stallLogs = {
   server: join(dataDir, '..', `${basename(dataDir)}-server-stalls.log`),
   generator: join(dataDir, '..', `${basename(dataDir)}-generator-stalls.log`),
 }
+const allocationLog = join(dataDir, '..', `${basename(dataDir)}-allocation.json`)
 
 function startServer(): Promise<{ child: ChildProcess; url: string }> {
   // --server-cpus pins the server to those CPUs (taskset), e.g. the generator on one core and
@@ -100,6 +106,7 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
       // server, or '--max-semi-space-size=64' to override the flag above (the last one counts)
       ...(process.env.POLDER_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []),
       ...(values.attribute ? ['--import', join(import.meta.dirname, 'stallMonitor.ts')] : []),
+      ...(values.allocation ? ['--import', join(import.meta.dirname, 'allocationSampler.ts')] : []),
       join(root, 'apps/exchange/src/main.ts'),
       'serve',
       '--port',
@@ -118,6 +125,7 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
         POLDER_SUPERVISED: '1',
         POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE: '100000000',
         ...(values.attribute ? { POLDER_STALL_LOG: stallLogs.server } : {}),
+        ...(values.allocation ? { POLDER_ALLOCATION_LOG: allocationLog } : {}),
       },
     },
   )
@@ -207,6 +215,19 @@ function bucketPercentile(
       return `≤ ${Number(le) * 1000} ms`
   }
   return 'over 1000 ms'
+}
+
+/** A JSON file another process is writing, read once it is there (at most 10 s). */
+async function readWhenWritten<T>(path: string): Promise<T> {
+  const deadline = performance.now() + 10_000
+  for (;;) {
+    try {
+      return JSON.parse(readFileSync(path, 'utf8')) as T
+    } catch (error) {
+      if (performance.now() > deadline) throw error
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
 }
 
 /** Subscribers below which the memory per idle connection is not told. */
@@ -479,6 +500,7 @@ try {
   const windowStarted = new Promise<Awaited<ReturnType<typeof serverMetrics>>>((resolve) =>
     setTimeout(() => {
       countersAtWindowStart = processCounters(child.pid!)
+      if (values.allocation) child.kill('SIGUSR2') // the sampler starts
       void serverMetrics(url).then(resolve)
     }, warmupSeconds * 1000),
   )
@@ -515,6 +537,7 @@ try {
     tick()
   })
   const countersAtWindowEnd = processCounters(child.pid!)
+  if (values.allocation) child.kill('SIGUSR2') // the sampler stops and writes its summary
   const sendingSeconds = (performance.now() - measureFrom) / 1000
   const deadline = performance.now() + 10_000
   while (traders.some((trader) => trader.pending.size > 0) && performance.now() < deadline) {
@@ -568,14 +591,28 @@ try {
   if (countersAtWindowStart !== undefined) {
     const share = (key: keyof ReturnType<typeof processCounters>) =>
       `${((100 * (countersAtWindowEnd[key] - countersAtWindowStart![key])) / sendingSeconds).toFixed(0)}%`
+    const mainMicroseconds =
+      ((countersAtWindowEnd.serverMain - countersAtWindowStart.serverMain) * 1e6) /
+      (acknowledged + refused)
     console.log(
-      `  CPU during the load (of one core): server main thread ${share('serverMain')}, whole server ${share('server')}, generator ${share('generator')}`,
+      `  CPU during the load (of one core): server main thread ${share('serverMain')} (${mainMicroseconds.toFixed(0)} µs a request answered), whole server ${share('server')}, generator ${share('generator')}`,
     )
     const preempted =
       countersAtWindowEnd.serverMainPreempted - countersAtWindowStart.serverMainPreempted
     console.log(
       `  the server's main thread waited for a CPU ${share('serverMainRunQueue')} of the time, preempted ${(preempted / sendingSeconds).toFixed(0)} times a second; the server made ${((countersAtWindowEnd.serverWrites - countersAtWindowStart.serverWrites) / sendingSeconds).toFixed(0)} write system calls a second`,
     )
+  }
+  if (values.allocation) {
+    const summary = await readWhenWritten<AllocationSummary>(allocationLog)
+    const answered = acknowledged + refused
+    console.log(
+      `  the server's main thread allocated ${(summary.totalBytes / answered / 1024).toFixed(1)} KiB a request answered (${(summary.totalBytes / 2 ** 20).toFixed(0)} MiB in the window, sampled by V8, collected objects included); most by:`,
+    )
+    for (const { site, bytes } of summary.sites.slice(0, 15))
+      console.log(
+        `    ${((100 * bytes) / summary.totalBytes).toFixed(1).padStart(5)}% ${(bytes / answered).toFixed(0).padStart(5)} B a request  ${site}`,
+      )
   }
   generatorLoopDelay.disable()
   if (values.timeline) {
@@ -619,5 +656,5 @@ try {
   child.kill('SIGTERM')
   await new Promise((resolve) => child.once('exit', resolve))
   rmSync(dataDir, { recursive: true, force: true })
-  for (const log of Object.values(stallLogs)) rmSync(log, { force: true })
+  for (const log of [...Object.values(stallLogs), allocationLog]) rmSync(log, { force: true })
 }
