@@ -3,6 +3,11 @@
 //    WebSocket connections, latency from the planned send time into an HDR histogram) against
 //    a WebSocket server in its own process that only answers each message with its requestId.
 //    Its p99 is the floor under the exchange's acknowledgement p99 at the same rate.
+//    With --work US the server spins US µs on each request before it answers (the exchange's
+//    own work on a request, without its way in and out), and with --split too its sockets are
+//    a worker thread's: that thread reads and parses the requests, hands each turn's to the main
+//    thread in one message, and writes the answers the main thread hands back. What moving the
+//    sockets off the exchange's event loop could gain on this machine.
 // 2. fan-out: a server process writes one 300-byte WebSocket frame, framed once, to each of
 //    --subscribers connections every 100 ms (one write per socket, as the exchange's market
 //    data does); the generator reads them on the other core. Prints how long a round of
@@ -15,7 +20,9 @@
 //
 // Run: npm exec -- node bench/exchange/floor.bench.ts [--rate 5000] [--seconds 10]
 //        [--connections 20] [--subscribers 10000] [--rounds 50] [--threads 1] [--only fanout]
+//        [--work 0] [--split]
 import { type ChildProcess, fork } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
@@ -33,6 +40,8 @@ const { values } = parseArgs({
     subscribers: { type: 'string', default: '10000' },
     rounds: { type: 'string', default: '50' },
     threads: { type: 'string', default: '1' },
+    work: { type: 'string', default: '0' },
+    split: { type: 'boolean', default: false },
     only: { type: 'string' },
     child: { type: 'string' },
   },
@@ -47,12 +56,60 @@ function histogram(highest: number) {
 }
 
 // --- the server processes ---------------------------------------------------------------------
-if (values.child === 'echo') {
+/** The request's own work (--work): the thread spins that long on it. */
+function work(): void {
+  const until = performance.now() + Number(values.work) / 1000
+  while (performance.now() < until);
+}
+
+/** An echo's answer to a request. */
+function answer(requestId: number): string {
+  return JSON.stringify({ action: 'echo', requestId, response: {} })
+}
+
+/** A request read by the I/O thread (--split): its connection and requestId. */
+type Handed = [connection: number, requestId: number]
+
+const role = isMainThread ? undefined : (workerData as { role?: string }).role
+if (role === 'echo-io') {
+  // --split: this thread owns the sockets; the main thread does each request's work.
+  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' })
+  const sockets: WebSocket[] = []
+  const handed: Handed[] = []
+  server.on('connection', (socket) => {
+    const connection = sockets.push(socket) - 1
+    socket.on('message', (data) => {
+      const request = JSON.parse(String(data)) as { requestId: number }
+      // All that this turn of the loop reads goes over in one message, after its reads.
+      if (handed.length === 0) setImmediate(() => parentPort!.postMessage(handed.splice(0)))
+      handed.push([connection, request.requestId])
+    })
+  })
+  parentPort!.on('message', (answered: Handed[]) => {
+    for (const [connection, requestId] of answered) sockets[connection]!.send(answer(requestId))
+  })
+  server.on('listening', () =>
+    parentPort!.postMessage((server.address() as AddressInfo).port satisfies number),
+  )
+} else if (values.child === 'echo' && values.split) {
+  const io = new Worker(import.meta.filename, {
+    argv: process.argv.slice(2),
+    workerData: { role: 'echo-io' },
+  })
+  io.once('message', (port: number) => {
+    process.send!(port)
+    io.on('message', (handed: Handed[]) => {
+      for (const _ of handed) work()
+      io.postMessage(handed)
+    })
+  })
+} else if (values.child === 'echo') {
   const server = new WebSocketServer({ port: 0, host: '127.0.0.1' })
   server.on('connection', (socket) => {
     socket.on('message', (data) => {
       const request = JSON.parse(String(data)) as { requestId: number }
-      socket.send(JSON.stringify({ action: 'echo', requestId: request.requestId, response: {} }))
+      work()
+      socket.send(answer(request.requestId))
     })
   })
   server.on('listening', () => process.send!((server.address() as AddressInfo).port))
@@ -133,9 +190,12 @@ if (values.child === 'echo') {
 
 // --- the generator ----------------------------------------------------------------------------
 function startChild(mode: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = fork(import.meta.filename, ['--child', mode, '--threads', values.threads], {
-    stdio: 'inherit',
-  })
+  const options = ['--threads', values.threads, '--work', values.work]
+  const child = fork(
+    import.meta.filename,
+    ['--child', mode, ...options, ...(values.split ? ['--split'] : [])],
+    { stdio: 'inherit' },
+  )
   return new Promise((resolve) => {
     child.once('message', (port) => resolve({ child, url: `ws://127.0.0.1:${port}` }))
   })
@@ -172,6 +232,10 @@ async function echo(): Promise<void> {
     })
   }
   let sent = 0
+  let cpuAtStart: ReturnType<typeof cpuSeconds> | undefined
+  setTimeout(() => {
+    cpuAtStart = cpuSeconds(child.pid!)
+  }, warmupSeconds * 1000)
   await new Promise<void>((resolve) => {
     const tick = () => {
       const now = performance.now()
@@ -185,13 +249,31 @@ async function echo(): Promise<void> {
     }
     tick()
   })
+  const cpuAtEnd = cpuSeconds(child.pid!)
+  const sendingSeconds = (performance.now() - measureFrom) / 1000
   while (planned.size > 0) await new Promise((resolve) => setTimeout(resolve, 20))
   const ms = (percentile: number) => (latencyUs.getValueAtPercentile(percentile) / 1000).toFixed(2)
+  const share = (key: 'main' | 'process') =>
+    `${((100 * (cpuAtEnd[key] - cpuAtStart![key])) / sendingSeconds).toFixed(0)}%`
+  const server =
+    Number(values.work) === 0
+      ? 'a server that only answers'
+      : `a server that works ${values.work} µs on each request${values.split ? ', its sockets on a thread of their own' : ''}`
   console.log(
-    `echo: ${rate} requests/s for ${seconds} s over ${sockets.length} connections to a server that only answers: p50 ${ms(50)} ms, p90 ${ms(90)} ms, p99 ${ms(99)} ms, p99.9 ${ms(99.9)} ms, max ${(latencyUs.maxValue / 1000).toFixed(2)} ms`,
+    `echo: ${rate} requests/s for ${seconds} s over ${sockets.length} connections to ${server}: p50 ${ms(50)} ms, p90 ${ms(90)} ms, p99 ${ms(99)} ms, p99.9 ${ms(99.9)} ms, max ${(latencyUs.maxValue / 1000).toFixed(2)} ms; the server's main thread ${share('main')} of a core, the whole server ${share('process')}`,
   )
   for (const socket of sockets) socket.close()
   child.kill()
+}
+
+/** CPU seconds so far of a process's main thread and of the whole process (from /proc). */
+function cpuSeconds(pid: number): { main: number; process: number } {
+  const ticks = (path: string) => {
+    // The fields after the command name (which may hold spaces) start at the state, field 3.
+    const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100 // utime + stime, USER_HZ = 100
+  }
+  return { main: ticks(`/proc/${pid}/task/${pid}/stat`), process: ticks(`/proc/${pid}/stat`) }
 }
 
 async function fanOut(): Promise<void> {
