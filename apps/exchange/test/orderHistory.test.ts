@@ -27,6 +27,15 @@ describe('order history', () => {
     expect(history.fillsOf(1)).toEqual(record.fills)
   })
 
+  it("keeps a closed order as its state's JSON text, without the event's type", () => {
+    const history = new OrderHistory()
+    const record = closed(1, 'BTC-EUR', 2)
+    history.record(eventsOf(record))
+    expect(history.closedOrderText('BTC-EUR', idOf(2))?.stateText).toBe(
+      JSON.stringify(record.state),
+    )
+  })
+
   it('gives an order from an older snapshot the fills it was kept without', () => {
     const history = new OrderHistory()
     const record = closed(1, 'BTC-EUR', 2)
