@@ -1,0 +1,355 @@
+// Bad input over the real WebSocket, generated: every action of protocol §6.2 with parameters
+// drawn from valid values, near misses and junk of any JSON type. Each request must get an answer
+// (a response or one of the protocol's errors, never the internal error 101), the socket must stay
+// open, and afterwards the ledger's invariant must hold: nothing half-applied.
+import { randomBytes } from 'node:crypto'
+import { errorCodes, orderType, type WsAction, wsActions, wsRequests } from '@polder/protocol'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import { sign } from '../src/auth/signature.ts'
+import { defaultConfig } from '../src/config.ts'
+import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { testListing } from './fixtures/testListing.ts'
+import { createTrader } from './fixtures/trader.ts'
+
+// biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked below
+type Json = any
+
+let server: ExchangeServer
+/** Two traders' sockets, so that their orders can trade with each other. */
+const sockets: WebSocket[] = []
+/** The answer each socket waits for: its requests go one at a time. */
+const waiting: (((reply: Json) => void) | undefined)[] = []
+/** Ids of the orders placed so far: what updates, cancels and queries name. */
+const placed: string[] = []
+
+beforeAll(async () => {
+  // Far above a real client's budget: the requests here are about their content, not their rate.
+  const budget = { rateLimitWeightPerMinute: 10_000_000 }
+  const config = { ...defaultConfig, port: 0, logLevel: 'silent' as const, dataDir: undefined }
+  server = await createExchangeServer({ ...config, ...budget }, testListing)
+  const url = await server.listen()
+  for (const name of ['alice', 'bob']) {
+    const trader = await createTrader(
+      server,
+      `${name}-${randomBytes(4).toString('hex')}@example.com`,
+      {
+        EUR: '1000000',
+        BTC: '100',
+        ETH: '1000',
+      },
+    )
+    const at = sockets.length
+    const socket = new WebSocket(`${url.replace('http', 'ws')}/v2`)
+    sockets.push(socket)
+    waiting.push(undefined)
+    await new Promise((resolve) => socket.once('open', resolve))
+    socket.on('message', (data) => {
+      const reply = JSON.parse(data.toString())
+      // Answers echo the requestId, but for (un)subscribing and authenticating (protocol §6.3);
+      // the rest is the account's and the markets' events.
+      const answer =
+        reply.requestId !== undefined ||
+        ['subscribed', 'unsubscribed', 'authenticate'].includes(reply.event)
+      if (!answer) return
+      const settle = waiting[at]
+      waiting[at] = undefined
+      settle?.(reply)
+    })
+    const timestamp = Date.now()
+    const authenticated = request(at, {
+      action: 'authenticate',
+      key: trader.key,
+      signature: sign(trader.secret, timestamp, 'GET', '/v2/websocket'),
+      timestamp,
+    })
+    expect(await authenticated).toMatchObject({ event: 'authenticate', authenticated: true })
+  }
+})
+afterAll(() => server.close())
+
+let nextRequestId = 1
+
+/** Sends a request on a socket with a fresh requestId and waits (at most 5 s) for its answer. */
+function request(at: number, message: Record<string, unknown>): Promise<Json> {
+  const requestId = nextRequestId
+  nextRequestId += 1
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      waiting[at] = undefined
+      reject(new Error(`no answer to ${JSON.stringify(message)}`))
+    }, 5_000)
+    waiting[at] = (reply) => {
+      clearTimeout(timer)
+      if (reply.requestId !== undefined && reply.requestId !== requestId)
+        reject(new Error(`answer to ${reply.requestId} while waiting for ${requestId}`))
+      else resolve(reply)
+    }
+    sockets[at]!.send(JSON.stringify({ ...message, requestId }))
+  })
+}
+
+/** Junk of every JSON type, and values that are nearly right. */
+const junk = fc.oneof(
+  fc.constantFrom(
+    null,
+    true,
+    0,
+    -1,
+    1.5,
+    1e308,
+    '',
+    ' ',
+    '0',
+    '-1',
+    '1e3',
+    '0x10',
+    'NaN',
+    '1.123456789012345678901',
+    '9'.repeat(40),
+    '\u0000',
+    'BTC-EUR ',
+    'btc-eur',
+    [],
+    {},
+  ),
+  fc.string({ maxLength: 12 }),
+  fc.integer(),
+  fc.double(),
+  fc.anything({ maxDepth: 2, maxKeys: 3 }),
+)
+/** Mostly a valid value, sometimes junk. */
+const mostly = <T>(valid: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: valid, weight: 6 }, { arbitrary: junk, weight: 1 })
+const decimal = mostly(
+  fc.oneof(
+    fc.constantFrom('0.001', '0.01', '0.1', '1', '0.00000001', '1.5'),
+    fc.integer({ min: 1, max: 100_000 }).map(String),
+  ),
+)
+const price = mostly(fc.integer({ min: 90, max: 110 }).map((price) => String(price * 500)))
+const time = mostly(fc.integer({ min: 0, max: Date.now() + 60_000 }))
+const count = mostly(fc.integer({ min: 0, max: 1_001 }))
+/** An order placed so far (a fresh id before any). */
+const knownOrderId = fc
+  .nat()
+  .map((at) => placed[at % placed.length] ?? '00000000-0000-7000-8000-000000000000')
+const orderId = mostly(fc.oneof({ arbitrary: knownOrderId, weight: 4 }, fc.uuid()))
+const market = mostly(fc.constantFrom('BTC-EUR', 'ETH-EUR', 'DOGE-EUR'))
+const symbol = mostly(fc.constantFrom('EUR', 'BTC', 'ETH', 'XYZ'))
+const bool = mostly(fc.boolean())
+/** What each parameter of the actions can be. */
+const parameters: Record<string, fc.Arbitrary<unknown>> = {
+  market,
+  side: mostly(fc.constantFrom('buy', 'sell')),
+  orderType: mostly(fc.constantFrom(...orderType.options)),
+  amount: decimal,
+  amountQuote: decimal,
+  amountRemaining: decimal,
+  price,
+  triggerAmount: price,
+  triggerType: mostly(fc.constant('price')),
+  triggerReference: mostly(fc.constantFrom('lastTrade', 'bestBid', 'bestAsk', 'midPrice')),
+  timeInForce: mostly(fc.constantFrom('GTC', 'IOC', 'FOK')),
+  postOnly: bool,
+  selfTradePrevention: mostly(
+    fc.constantFrom('decrementAndCancel', 'cancelOldest', 'cancelNewest', 'cancelBoth'),
+  ),
+  disableMarketProtection: bool,
+  responseRequired: bool,
+  codGroupId: mostly(fc.integer({ min: 0, max: 3 })),
+  orderId,
+  orderIdFrom: orderId,
+  orderIdTo: orderId,
+  clientOrderId: mostly(fc.uuid()),
+  operatorId: mostly(fc.integer({ min: 0, max: 1_000 })),
+  limit: count,
+  start: time,
+  end: time,
+  depth: count,
+  interval: mostly(fc.constantFrom('1m', '5m', '1h', '1d', '1W')),
+  tradeId: count,
+  tradeIdFrom: count,
+  tradeIdTo: count,
+  base: symbol,
+  quote: symbol,
+  symbol,
+  address: mostly(
+    fc.constantFrom('NL91ABNA0417164300', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq'),
+  ),
+  paymentId: junk,
+  internal: bool,
+  addWithdrawalFee: bool,
+  fromDate: time,
+  toDate: time,
+  page: count,
+  maxItems: count,
+  type: mostly(fc.constantFrom('buy', 'sell', 'deposit', 'withdrawal')),
+  channels: mostly(
+    fc.array(
+      fc.record(
+        {
+          name: mostly(
+            fc.constantFrom('book', 'ticker', 'ticker24h', 'trades', 'candles', 'account'),
+          ),
+          markets: mostly(
+            fc.array(fc.constantFrom('BTC-EUR', 'ETH-EUR', 'DOGE-EUR'), { maxLength: 3 }),
+          ),
+          interval: mostly(fc.array(fc.constantFrom('1m', '1h'), { maxLength: 2 })),
+        },
+        { requiredKeys: ['name'] },
+      ),
+      { maxLength: 3 },
+    ),
+  ),
+}
+/** Parameters an action is seldom sent without: there nine times in ten; the others one in three. */
+const usual = new Set(['market', 'side', 'orderType', 'amount', 'price', 'orderId', 'channels'])
+
+/** `value`, or null (left out) `absent` times to its `present`. */
+const sometimes = <T>(value: fc.Arbitrary<T>, present: number, absent: number) =>
+  fc.oneof({ arbitrary: value, weight: present }, { arbitrary: fc.constant(null), weight: absent })
+
+/** One action's request: its own parameters, each there or not, and now and then one it lacks. */
+function requestFor(action: WsAction): fc.Arbitrary<Record<string, unknown>> {
+  const names = Object.keys((wsRequests[action] as unknown as { shape: object }).shape).filter(
+    (name) => name !== 'action' && name !== 'requestId',
+  )
+  const included = (name: string) =>
+    usual.has(name)
+      ? sometimes(parameters[name] ?? junk, 9, 1)
+      : sometimes(parameters[name] ?? junk, 1, 2)
+  return fc
+    .tuple(
+      fc.tuple(...names.map(included)),
+      sometimes(fc.record({ unknownParameter: junk }), 1, 19),
+    )
+    .map(([values, extra]) => ({
+      action,
+      ...Object.fromEntries(
+        names.flatMap((name, at) => (values[at] === null ? [] : [[name, values[at]]])),
+      ),
+      ...(extra ?? {}),
+    }))
+}
+
+/** Both markets' orders as a client sends them: a limit order near the price, or a market order. */
+const goodOrder = fc.oneof(
+  fc.record(
+    {
+      market: fc.constant('BTC-EUR'),
+      side: fc.constantFrom('buy', 'sell'),
+      orderType: fc.constant('limit'),
+      amount: fc.constantFrom('0.0001', '0.001', '0.01', '0.1'),
+      price: fc.integer({ min: 59_000, max: 61_000 }).map(String),
+      timeInForce: fc.constantFrom('GTC', 'IOC', 'FOK'),
+      postOnly: fc.boolean(),
+      clientOrderId: fc.uuid(),
+    },
+    { requiredKeys: ['market', 'side', 'orderType', 'amount', 'price'] },
+  ),
+  fc.record({
+    market: fc.constant('ETH-EUR'),
+    side: fc.constantFrom('buy', 'sell'),
+    orderType: fc.constant('limit'),
+    amount: fc.constantFrom('0.01', '0.1', '1'),
+    price: fc.integer({ min: 290_000, max: 310_000 }).map((cents) => (cents / 100).toFixed(2)),
+  }),
+  fc.record(
+    {
+      market: fc.constantFrom('BTC-EUR', 'ETH-EUR'),
+      side: fc.constantFrom('buy', 'sell'),
+      orderType: fc.constant('market'),
+      amount: fc.constantFrom('0.001', '0.01'),
+      amountQuote: fc.constantFrom('10', '100'),
+    },
+    { requiredKeys: ['market', 'side', 'orderType'] },
+  ),
+)
+/** A good request with one of its fields now and then turned to junk. */
+const nearlyGood = <T extends Record<string, unknown>>(good: fc.Arbitrary<T>) =>
+  good.chain((request) =>
+    fc.oneof(
+      { arbitrary: fc.constant(request), weight: 3 },
+      fc
+        .constantFrom(...Object.keys(request))
+        .chain((key) => junk.map((value) => ({ ...request, [key]: value }))),
+    ),
+  )
+/** The requests that change or read the state of orders, mostly well formed. */
+const aboutOrders = fc.oneof(
+  nearlyGood(goodOrder).map((order) => ({ action: 'privateCreateOrder', ...order })),
+  nearlyGood(
+    fc.record({ market: fc.constantFrom('BTC-EUR', 'ETH-EUR'), orderId: knownOrderId }),
+  ).chain((order) =>
+    fc
+      .constantFrom('privateCancelOrder', 'privateGetOrder', 'privateGetOrders')
+      .map((action) => ({ action, ...order })),
+  ),
+  nearlyGood(
+    fc.record({
+      market: fc.constantFrom('BTC-EUR', 'ETH-EUR'),
+      orderId: knownOrderId,
+      amount: fc.constantFrom('0.001', '0.02'),
+    }),
+  ).map((order) => ({ action: 'privateUpdateOrder', ...order })),
+  nearlyGood(
+    fc.record({
+      channels: fc.constant([
+        { name: 'book', markets: ['BTC-EUR'] },
+        { name: 'account', markets: ['BTC-EUR', 'ETH-EUR'] },
+      ]),
+    }),
+  ).chain((request) =>
+    fc.constantFrom('subscribe', 'unsubscribe').map((action) => ({ action, ...request })),
+  ),
+)
+
+const anyRequest = fc.record({
+  at: fc.constantFrom(0, 1),
+  message: fc.oneof(
+    { arbitrary: fc.record({ action: junk }), weight: 1 },
+    {
+      arbitrary: fc
+        .constantFrom(...wsActions.filter((action) => action !== 'authenticate'))
+        .chain(requestFor),
+      weight: 10,
+    },
+    { arbitrary: aboutOrders, weight: 10 },
+  ),
+})
+
+describe('bad input over the WebSocket, generated', () => {
+  it('answers every request with a response or a protocol error, never 101, and keeps the socket', async () => {
+    const known = new Set<number>(errorCodes.map(Number))
+    await fc.assert(
+      fc.asyncProperty(anyRequest, async ({ at, message }) => {
+        const reply = await request(at, message)
+        if (reply.errorCode !== undefined) {
+          expect(reply.errorCode).not.toBe(101)
+          expect(known.has(reply.errorCode)).toBe(true)
+          expect(typeof reply.error).toBe('string')
+        } else if (reply.event !== undefined) {
+          expect(['subscribed', 'unsubscribed']).toContain(reply.event)
+        } else expect(reply).toHaveProperty('response')
+        if (message.action === 'privateCreateOrder' && reply.response?.orderId)
+          placed.push(reply.response.orderId)
+        for (const socket of sockets) expect(socket.readyState).toBe(WebSocket.OPEN)
+      }),
+      { numRuns: 3_000, seed: 20261126 },
+    )
+    // Whatever was placed, cancelled or refused: with every order cancelled nothing is held, and
+    // every asset still balances.
+    for (const market of ['BTC-EUR', 'ETH-EUR'])
+      for (const at of [0, 1])
+        expect(await request(at, { action: 'privateCancelOrders', market })).toHaveProperty(
+          'response',
+        )
+    for (const at of [0, 1]) {
+      const balances = await request(at, { action: 'privateGetBalance' })
+      for (const row of balances.response) expect(Number(row.inOrder)).toBe(0)
+    }
+    server.service.core.ledger.checkInvariant()
+  }, 120_000)
+})
