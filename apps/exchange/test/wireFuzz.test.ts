@@ -1,15 +1,25 @@
-// Bad input over the real WebSocket, generated: every action of protocol §6.2 with parameters
-// drawn from valid values, near misses and junk of any JSON type. Each request must get an answer
-// (a response or one of the protocol's errors, never the internal error 101), the socket must stay
-// open, and afterwards the ledger's invariant must hold: nothing half-applied.
+// Bad input over the real WebSocket and REST, generated: every action of protocol §6.2 and every
+// endpoint of §3 with parameters drawn from valid values, near misses and junk of any JSON type.
+// Each request must get an answer (a response or one of the protocol's errors, never the internal
+// error 101 nor an HTTP 5xx), the sockets must stay open, and afterwards nothing may be held for
+// an order and the ledger's invariant must hold: nothing half-applied.
 import { randomBytes } from 'node:crypto'
-import { errorCodes, orderType, type WsAction, wsActions, wsRequests } from '@polder/protocol'
+import {
+  errorCodes,
+  orderType,
+  type RestEndpoint,
+  restEndpoints,
+  type WsAction,
+  wsActions,
+  wsRequests,
+} from '@polder/protocol'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { sign } from '../src/auth/signature.ts'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import type { ApiKey } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
 import { createTrader } from './fixtures/trader.ts'
 
@@ -17,6 +27,9 @@ import { createTrader } from './fixtures/trader.ts'
 type Json = any
 
 let server: ExchangeServer
+let baseUrl: string
+/** The two traders' API keys, for signed REST calls. */
+const keys: ApiKey[] = []
 /** Two traders' sockets, so that their orders can trade with each other. */
 const sockets: WebSocket[] = []
 /** The answer each socket waits for: its requests go one at a time. */
@@ -30,6 +43,7 @@ beforeAll(async () => {
   const config = { ...defaultConfig, port: 0, logLevel: 'silent' as const, dataDir: undefined }
   server = await createExchangeServer({ ...config, ...budget }, testListing)
   const url = await server.listen()
+  baseUrl = url
   for (const name of ['alice', 'bob']) {
     const trader = await createTrader(
       server,
@@ -40,6 +54,7 @@ beforeAll(async () => {
         ETH: '1000',
       },
     )
+    keys.push(trader)
     const at = sockets.length
     const socket = new WebSocket(`${url.replace('http', 'ws')}/v2`)
     sockets.push(socket)
@@ -211,15 +226,17 @@ const usual = new Set(['market', 'side', 'orderType', 'amount', 'price', 'orderI
 const sometimes = <T>(value: fc.Arbitrary<T>, present: number, absent: number) =>
   fc.oneof({ arbitrary: value, weight: present }, { arbitrary: fc.constant(null), weight: absent })
 
+/** A parameter's value, or null when it is left out. */
+const included = (name: string) =>
+  usual.has(name)
+    ? sometimes(parameters[name] ?? junk, 9, 1)
+    : sometimes(parameters[name] ?? junk, 1, 2)
+
 /** One action's request: its own parameters, each there or not, and now and then one it lacks. */
 function requestFor(action: WsAction): fc.Arbitrary<Record<string, unknown>> {
   const names = Object.keys((wsRequests[action] as unknown as { shape: object }).shape).filter(
     (name) => name !== 'action' && name !== 'requestId',
   )
-  const included = (name: string) =>
-    usual.has(name)
-      ? sometimes(parameters[name] ?? junk, 9, 1)
-      : sometimes(parameters[name] ?? junk, 1, 2)
   return fc
     .tuple(
       fc.tuple(...names.map(included)),
@@ -320,6 +337,104 @@ const anyRequest = fc.record({
   ),
 })
 
+/** One endpoint's call: its path with a market, and its own parameters, each there or not. */
+function callTo(
+  endpoint: RestEndpoint,
+): fc.Arbitrary<{ path: string; params: Record<string, unknown> }> {
+  const names = Object.keys((endpoint.request as unknown as { shape: object }).shape)
+  return fc
+    .tuple(
+      mostly(fc.constantFrom('BTC-EUR', 'ETH-EUR', 'DOGE-EUR')).map((market) =>
+        encodeURIComponent(typeof market === 'string' ? market : (JSON.stringify(market) ?? '')),
+      ),
+      fc.tuple(...names.map(included)),
+      sometimes(fc.record({ unknownParameter: junk }), 1, 19),
+    )
+    .map(([market, values, extra]) => ({
+      path: `/v2${endpoint.path.replace('{market}', market)}`,
+      params: {
+        ...Object.fromEntries(
+          names.flatMap((name, at) => (values[at] === null ? [] : [[name, values[at]]])),
+        ),
+        ...(extra ?? {}),
+      },
+    }))
+}
+
+/** A parameter as a query string carries it: text as it is, anything else as its JSON. */
+const queryValue = (value: unknown) =>
+  typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
+
+/** A signed call (query or JSON body, as the endpoint takes them): its status and its body's text. */
+async function call(
+  who: ApiKey,
+  endpoint: RestEndpoint,
+  path: string,
+  params: Record<string, unknown>,
+): Promise<{ status: number; text: string }> {
+  const inQuery = endpoint.requestIn === 'query'
+  const query = new URLSearchParams(
+    Object.entries(params).map(([name, value]): [string, string] => [name, queryValue(value)]),
+  ).toString()
+  const target = inQuery && query !== '' ? `${path}?${query}` : path
+  const body = inQuery ? '' : JSON.stringify(params)
+  const timestamp = Date.now()
+  const response = await fetch(`${baseUrl}${target}`, {
+    method: endpoint.method,
+    headers: {
+      'bitvavo-access-key': who.key,
+      'bitvavo-access-timestamp': String(timestamp),
+      'bitvavo-access-signature': sign(who.secret, timestamp, endpoint.method, target, body),
+      ...(inQuery ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(inQuery ? {} : { body }),
+  })
+  return { status: response.status, text: await response.text() }
+}
+
+const endpointsByName = restEndpoints as Record<string, RestEndpoint>
+/** A call to any endpoint, or (one in four) an order placed or cancelled, mostly well formed. */
+const anyCall = fc.record({
+  at: fc.constantFrom(0, 1),
+  call: fc.oneof(
+    {
+      arbitrary: fc
+        .constantFrom(...Object.keys(endpointsByName))
+        .chain((name) => callTo(endpointsByName[name]!).map((request) => ({ name, ...request }))),
+      weight: 3,
+    },
+    nearlyGood(goodOrder).map((params) => ({
+      name: 'POST /order',
+      path: '/v2/order',
+      params,
+    })),
+    nearlyGood(
+      fc.record({ market: fc.constantFrom('BTC-EUR', 'ETH-EUR'), orderId: knownOrderId }),
+    ).map((params) => ({
+      name: 'DELETE /order',
+      path: '/v2/order',
+      params,
+    })),
+  ),
+})
+
+/**
+ * Whatever was placed, cancelled or refused: with every order cancelled nothing is held, and
+ * every asset still balances.
+ */
+async function expectNothingHalfApplied(): Promise<void> {
+  for (const market of ['BTC-EUR', 'ETH-EUR'])
+    for (const at of [0, 1])
+      expect(await request(at, { action: 'privateCancelOrders', market })).toHaveProperty(
+        'response',
+      )
+  for (const at of [0, 1]) {
+    const balances = await request(at, { action: 'privateGetBalance' })
+    for (const row of balances.response) expect(Number(row.inOrder)).toBe(0)
+  }
+  server.service.core.ledger.checkInvariant()
+}
+
 describe('bad input over the WebSocket, generated', () => {
   it('answers every request with a response or a protocol error, never 101, and keeps the socket', async () => {
     const known = new Set<number>(errorCodes.map(Number))
@@ -339,17 +454,28 @@ describe('bad input over the WebSocket, generated', () => {
       }),
       { numRuns: 3_000, seed: 20261126 },
     )
-    // Whatever was placed, cancelled or refused: with every order cancelled nothing is held, and
-    // every asset still balances.
-    for (const market of ['BTC-EUR', 'ETH-EUR'])
-      for (const at of [0, 1])
-        expect(await request(at, { action: 'privateCancelOrders', market })).toHaveProperty(
-          'response',
-        )
-    for (const at of [0, 1]) {
-      const balances = await request(at, { action: 'privateGetBalance' })
-      for (const row of balances.response) expect(Number(row.inOrder)).toBe(0)
-    }
-    server.service.core.ledger.checkInvariant()
+    await expectNothingHalfApplied()
+  }, 120_000)
+})
+
+describe('bad input over REST, generated', () => {
+  it('answers every call with its JSON or a protocol error, never 101 nor a 5xx', async () => {
+    const known = new Set<number>(errorCodes.map(Number))
+    await fc.assert(
+      fc.asyncProperty(anyCall, async ({ at, call: { name, path, params } }) => {
+        const { status, text } = await call(keys[at]!, endpointsByName[name]!, path, params)
+        expect(status).toBeLessThan(500)
+        const reply = JSON.parse(text)
+        if (status === 200) {
+          if (name === 'POST /order' && reply.orderId) placed.push(reply.orderId)
+          return
+        }
+        expect(reply.errorCode).not.toBe(101)
+        expect(known.has(reply.errorCode)).toBe(true)
+        expect(typeof reply.error).toBe('string')
+      }),
+      { numRuns: 1_500, seed: 20261126 },
+    )
+    await expectNothingHalfApplied()
   }, 120_000)
 })
