@@ -30,8 +30,12 @@ let server: ExchangeServer
 let baseUrl: string
 /** The two traders' API keys, for signed REST calls. */
 const keys: ApiKey[] = []
-/** Two traders' sockets, so that their orders can trade with each other. */
+/**
+ * Two traders' sockets, so that their orders can trade with each other, and a stranger's that
+ * never authenticates: private actions there must never answer with data.
+ */
 const sockets: WebSocket[] = []
+const stranger = 2
 /** The answer each socket waits for: its requests go one at a time. */
 const waiting: (((reply: Json) => void) | undefined)[] = []
 /** Ids of the orders placed so far: what updates, cancels and queries name. */
@@ -55,23 +59,7 @@ beforeAll(async () => {
       },
     )
     keys.push(trader)
-    const at = sockets.length
-    const socket = new WebSocket(`${url.replace('http', 'ws')}/v2`)
-    sockets.push(socket)
-    waiting.push(undefined)
-    await new Promise((resolve) => socket.once('open', resolve))
-    socket.on('message', (data) => {
-      const reply = JSON.parse(data.toString())
-      // Answers echo the requestId, but for (un)subscribing and authenticating (protocol §6.3);
-      // the rest is the account's and the markets' events.
-      const answer =
-        reply.requestId !== undefined ||
-        ['subscribed', 'unsubscribed', 'authenticate'].includes(reply.event)
-      if (!answer) return
-      const settle = waiting[at]
-      waiting[at] = undefined
-      settle?.(reply)
-    })
+    const at = await openSocket(url)
     const timestamp = Date.now()
     const authenticated = request(at, {
       action: 'authenticate',
@@ -81,7 +69,30 @@ beforeAll(async () => {
     })
     expect(await authenticated).toMatchObject({ event: 'authenticate', authenticated: true })
   }
+  expect(await openSocket(url)).toBe(stranger)
 })
+
+/** Opens a socket at /v2 whose answers settle what it waits for; its index in `sockets`. */
+async function openSocket(url: string): Promise<number> {
+  const at = sockets.length
+  const socket = new WebSocket(`${url.replace('http', 'ws')}/v2`)
+  sockets.push(socket)
+  waiting.push(undefined)
+  await new Promise((resolve) => socket.once('open', resolve))
+  socket.on('message', (data) => {
+    const reply = JSON.parse(data.toString())
+    // Answers echo the requestId, but for (un)subscribing and authenticating (protocol §6.3);
+    // the rest is the account's and the markets' events.
+    const answer =
+      reply.requestId !== undefined ||
+      ['subscribed', 'unsubscribed', 'authenticate'].includes(reply.event)
+    if (!answer) return
+    const settle = waiting[at]
+    waiting[at] = undefined
+    settle?.(reply)
+  })
+  return at
+}
 afterAll(() => server.close())
 
 let nextRequestId = 1
@@ -201,6 +212,11 @@ const parameters: Record<string, fc.Arbitrary<unknown>> = {
   page: count,
   maxItems: count,
   type: mostly(fc.constantFrom('buy', 'sell', 'deposit', 'withdrawal')),
+  key: mostly(fc.nat().map((at) => keys[at % 2]?.key ?? '')),
+  signature: mostly(fc.stringMatching(/^[0-9a-f]{64}$/)),
+  timestamp: time,
+  window: count,
+  token: mostly(fc.stringMatching(/^[A-Za-z0-9_-]{20,40}$/)),
   channels: mostly(
     fc.array(
       fc.record(
@@ -323,19 +339,24 @@ const aboutOrders = fc.oneof(
   ),
 )
 
-const anyRequest = fc.record({
-  at: fc.constantFrom(0, 1),
-  message: fc.oneof(
-    { arbitrary: fc.record({ action: junk }), weight: 1 },
-    {
-      arbitrary: fc
-        .constantFrom(...wsActions.filter((action) => action !== 'authenticate'))
-        .chain(requestFor),
-      weight: 10,
-    },
-    { arbitrary: aboutOrders, weight: 10 },
-  ),
-})
+/** Any action's request; authenticating (never with a good signature) only on the stranger's. */
+const anyRequest = fc.constantFrom(0, 1, stranger).chain((at) =>
+  fc.record({
+    at: fc.constant(at),
+    message: fc.oneof(
+      { arbitrary: fc.record({ action: junk }), weight: 1 },
+      {
+        arbitrary: fc
+          .constantFrom(
+            ...wsActions.filter((action) => action !== 'authenticate' || at === stranger),
+          )
+          .chain(requestFor),
+        weight: 10,
+      },
+      { arbitrary: aboutOrders, weight: 10 },
+    ),
+  }),
+)
 
 /** One endpoint's call: its path with a market, and its own parameters, each there or not. */
 function callTo(
@@ -448,6 +469,8 @@ describe('bad input over the WebSocket, generated', () => {
         } else if (reply.event !== undefined) {
           expect(['subscribed', 'unsubscribed']).toContain(reply.event)
         } else expect(reply).toHaveProperty('response')
+        if (at === stranger && String(message.action).startsWith('private'))
+          expect(reply.response).toBeUndefined()
         if (message.action === 'privateCreateOrder' && reply.response?.orderId)
           placed.push(reply.response.orderId)
         for (const socket of sockets) expect(socket.readyState).toBe(WebSocket.OPEN)
