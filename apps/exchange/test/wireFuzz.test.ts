@@ -81,10 +81,12 @@ async function openSocket(url: string): Promise<number> {
   await new Promise((resolve) => socket.once('open', resolve))
   socket.on('message', (data) => {
     const reply = JSON.parse(data.toString())
-    // Answers echo the requestId, but for (un)subscribing and authenticating (protocol §6.3);
-    // the rest is the account's and the markets' events.
+    // Answers name their action or are errors (echoing the requestId when the message had one),
+    // or are (un)subscribing's and authenticating's events (protocol §6.3); the rest is the
+    // account's and the markets' events.
     const answer =
-      reply.requestId !== undefined ||
+      reply.action !== undefined ||
+      reply.errorCode !== undefined ||
       ['subscribed', 'unsubscribed', 'authenticate'].includes(reply.event)
     if (!answer) return
     const settle = waiting[at]
@@ -101,18 +103,23 @@ let nextRequestId = 1
 function request(at: number, message: Record<string, unknown>): Promise<Json> {
   const requestId = nextRequestId
   nextRequestId += 1
+  return send(at, JSON.stringify({ ...message, requestId }), requestId)
+}
+
+/** Sends a text frame and waits (at most 5 s) for its answer (the one with this requestId). */
+function send(at: number, text: string, requestId?: number): Promise<Json> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       waiting[at] = undefined
-      reject(new Error(`no answer to ${JSON.stringify(message)}`))
+      reject(new Error(`no answer to ${text}`))
     }, 5_000)
     waiting[at] = (reply) => {
       clearTimeout(timer)
-      if (reply.requestId !== undefined && reply.requestId !== requestId)
+      if (reply.requestId !== undefined && requestId !== undefined && reply.requestId !== requestId)
         reject(new Error(`answer to ${reply.requestId} while waiting for ${requestId}`))
       else resolve(reply)
     }
-    sockets[at]!.send(JSON.stringify({ ...message, requestId }))
+    sockets[at]!.send(text)
   })
 }
 
@@ -358,6 +365,32 @@ const anyRequest = fc.constantFrom(0, 1, stranger).chain((at) =>
   }),
 )
 
+/** A frame's text: a request as sent with a character taken out, put in or changed, or any text. */
+const anyFrame = fc.oneof(
+  fc
+    .tuple(
+      aboutOrders.map((message) => JSON.stringify(message)),
+      fc.nat(),
+      fc.string({ maxLength: 2 }),
+    )
+    .map(([text, where, put]) => {
+      const at = where % (text.length + 1)
+      return `${text.slice(0, at)}${put}${text.slice(at + (where % 2))}`
+    }),
+  fc.json({ maxDepth: 3 }),
+  fc.string({ maxLength: 40 }),
+  fc.constantFrom(
+    '',
+    '{',
+    '[1,2]',
+    '"text"',
+    '{"action":"getTime"',
+    '{}',
+    'null',
+    '{"requestId":5}',
+  ),
+)
+
 /** One endpoint's call: its path with a market, and its own parameters, each there or not. */
 function callTo(
   endpoint: RestEndpoint,
@@ -476,6 +509,24 @@ describe('bad input over the WebSocket, generated', () => {
         for (const socket of sockets) expect(socket.readyState).toBe(WebSocket.OPEN)
       }),
       { numRuns: 3_000, seed: 20261126 },
+    )
+    await expectNothingHalfApplied()
+  }, 120_000)
+})
+
+describe('malformed frames over the WebSocket, generated', () => {
+  it('answers every frame, whatever it holds, and keeps the socket', async () => {
+    const known = new Set<number>(errorCodes.map(Number))
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(0, stranger), anyFrame, async (at, text) => {
+        const reply = await send(at, text)
+        if (reply.errorCode !== undefined) {
+          expect(reply.errorCode).not.toBe(101)
+          expect(known.has(reply.errorCode)).toBe(true)
+        }
+        for (const socket of sockets) expect(socket.readyState).toBe(WebSocket.OPEN)
+      }),
+      { numRuns: 1_500, seed: 20261126 },
     )
     await expectNothingHalfApplied()
   }, 120_000)
