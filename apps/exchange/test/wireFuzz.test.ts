@@ -1,5 +1,7 @@
-// Bad input over the real WebSocket and REST, generated: every action of protocol §6.2 and every
-// endpoint of §3 with parameters drawn from valid values, near misses and junk of any JSON type.
+// Bad input over the real WebSocket, REST and the spec's web API, generated: every action of
+// protocol §6.2, every endpoint of §3 and every route of the web API (spec §7: markets data,
+// candles, savings plans, staking, payments, sessions) with parameters drawn from valid values,
+// near misses and junk of any JSON type.
 // Each request must get an answer (a response or one of the protocol's errors, never the internal
 // error 101 nor an HTTP 5xx), the sockets must stay open, and afterwards nothing may be held for
 // an order and the ledger's invariant must hold: nothing half-applied.
@@ -29,7 +31,9 @@ type Json = any
 let server: ExchangeServer
 let baseUrl: string
 /** The two traders' API keys, for signed REST calls. */
-const keys: ApiKey[] = []
+const keys: (ApiKey & { accountId: number })[] = []
+/** A browser session of the first trader, for the web API. */
+let sessionToken: string
 /**
  * Two traders' sockets, so that their orders can trade with each other, and a stranger's that
  * never authenticates: private actions there must never answer with data.
@@ -70,6 +74,7 @@ beforeAll(async () => {
     expect(await authenticated).toMatchObject({ event: 'authenticate', authenticated: true })
   }
   expect(await openSocket(url)).toBe(stranger)
+  sessionToken = (await server.accounts.createSession(keys[0]!.accountId, 3_600_000)).token
 })
 
 /** Opens a socket at /v2 whose answers settle what it waits for; its index in `sockets`. */
@@ -547,6 +552,137 @@ describe('bad input over REST, generated', () => {
         expect(reply.errorCode).not.toBe(101)
         expect(known.has(reply.errorCode)).toBe(true)
         expect(typeof reply.error).toBe('string')
+      }),
+      { numRuns: 1_500, seed: 20261126 },
+    )
+    await expectNothingHalfApplied()
+  }, 120_000)
+})
+
+/** Ids the web API has answered with (savings plans, payments): what later calls name. */
+const webIds: string[] = []
+const webId = mostly(
+  fc.oneof(
+    fc.nat().map((at) => webIds[at % webIds.length] ?? '00000000-0000-4000-8000-000000000000'),
+    fc.uuid(),
+  ),
+)
+/** What each parameter of the web API's routes can be. */
+const webParameters: Record<string, fc.Arbitrary<unknown>> = {
+  markets: mostly(fc.constantFrom('BTC-EUR', 'BTC-EUR,ETH-EUR', 'DOGE-EUR')),
+  assets: mostly(fc.constantFrom('BTC', 'BTC,ETH', 'XYZ')),
+  theme: mostly(fc.constantFrom('light', 'dark')),
+  miniChart: mostly(fc.constantFrom('true', 'false')),
+  market,
+  interval: mostly(fc.constantFrom('1h', '1d', '1W')),
+  start: time,
+  status: mostly(fc.constantFrom('ACTIVE', 'INACTIVE', 'DELETED')),
+  asset: mostly(fc.constantFrom('BTC', 'ETH', 'ADA', 'AKT', 'XYZ')),
+  // Savings plans take 10 to 10,000 EUR; stakes and deposits smaller and larger amounts.
+  amount: mostly(fc.constantFrom('0.5', '1', '10', '25', '100', '250.50', '10000', '20000')),
+  frequency: mostly(fc.constantFrom('DAILY', 'WEEKLY', 'FORTNIGHTLY', 'MONTHLY')),
+  startDate: mostly(fc.constantFrom('2026-12-01', '2027-01-31', '2026-02-30', '2026-11-26')),
+  data: mostly(
+    fc.record(
+      {
+        amount: decimal,
+        frequency: mostly(fc.constantFrom('DAILY', 'MONTHLY')),
+        status: mostly(fc.constantFrom('ACTIVE', 'INACTIVE')),
+      },
+      { requiredKeys: [] },
+    ),
+  ),
+  page: count,
+  size: count,
+  acknowledgeRisk: bool,
+  method: mostly(fc.constantFrom('sepa', 'ideal', 'card', 'paypal', 'cash')),
+  clientPaymentId: mostly(fc.stringMatching(/^[A-Za-z0-9_-]{1,8}$/)),
+  email: mostly(fc.emailAddress()),
+  password: mostly(fc.string({ minLength: 0, maxLength: 30 })),
+}
+/** The web API's routes: method, path (`{id}` filled in) and the parameters each takes. */
+const webRoutes: [method: string, path: string, parameters: string[]][] = [
+  ['GET', '/exchange/proxy/v3/markets/data', ['markets', 'assets', 'theme', 'miniChart']],
+  ['GET', '/exchange/xp/v1/markets/price/candles', ['market', 'interval', 'start']],
+  ['GET', '/exchange/savings-plans/v1', ['status']],
+  ['GET', '/exchange/savings-plans/v1/assets', []],
+  ['POST', '/exchange/savings-plans/v1', ['asset', 'amount', 'frequency', 'startDate', 'status']],
+  ['GET', '/exchange/savings-plans/v1/{id}', []],
+  ['PATCH', '/exchange/savings-plans/v1/{id}', ['data']],
+  ['DELETE', '/exchange/savings-plans/v1/{id}', []],
+  ['GET', '/exchange/savings-plans/v1/{id}/executions', ['page', 'size']],
+  ['GET', '/exchange/staking/v1', []],
+  ['GET', '/exchange/staking/v1/assets', []],
+  ['POST', '/exchange/staking/v1/stake', ['asset', 'amount', 'acknowledgeRisk']],
+  ['POST', '/exchange/staking/v1/unstake', ['asset', 'amount']],
+  ['GET', '/exchange/payments/v1/methods', []],
+  ['GET', '/exchange/payments/v1/limits', []],
+  ['GET', '/exchange/payments/v1/deposits', []],
+  ['GET', '/exchange/payments/v1/deposits/{id}', []],
+  ['POST', '/exchange/payments/v1/deposits', ['method', 'amount', 'clientPaymentId']],
+  ['POST', '/exchange/auth/v1/signup', ['email', 'password']],
+  ['POST', '/exchange/auth/v1/login', ['email', 'password']],
+]
+const webIncluded = (name: string) => sometimes(webParameters[name]!, 4, 1)
+/** A web call: a route, its parameters (in the query for GET and DELETE), and whose session. */
+const anyWebCall = fc.constantFrom(...webRoutes).chain(([method, template, names]) =>
+  fc.record({
+    method: fc.constant(method),
+    path: webId.map((id) =>
+      template.replace('{id}', encodeURIComponent(typeof id === 'string' ? id : String(id))),
+    ),
+    params: fc
+      .tuple(
+        fc.tuple(...names.map(webIncluded)),
+        sometimes(fc.record({ unknownParameter: junk }), 1, 19),
+      )
+      .map(([values, extra]) => ({
+        ...Object.fromEntries(
+          names.flatMap((name, at) => (values[at] === null ? [] : [[name, values[at]]])),
+        ),
+        ...(extra ?? {}),
+      })),
+    // A body now and then not JSON at all, or not an object.
+    rawBody: sometimes(fc.constantFrom('{', '', 'null', '[]', '"text"', '{"amount":'), 1, 12),
+    session: fc.oneof(
+      { arbitrary: fc.constant('own'), weight: 8 },
+      fc.constantFrom('none', 'junk'),
+    ),
+  }),
+)
+
+describe("bad input to the spec's web API, generated", () => {
+  it('answers every call with JSON or nothing, words in `error` when refused, never a 5xx', async () => {
+    const known = new Set<number>(errorCodes.map(Number))
+    await fc.assert(
+      fc.asyncProperty(anyWebCall, async ({ method, path, params, rawBody, session }) => {
+        const inQuery = method === 'GET' || method === 'DELETE'
+        const query = new URLSearchParams(
+          Object.entries(params).map(([name, value]): [string, string] => [
+            name,
+            queryValue(value),
+          ]),
+        ).toString()
+        const token = session === 'own' ? sessionToken : session === 'junk' ? 'x'.repeat(43) : ''
+        const response = await fetch(`${baseUrl}${path}${inQuery && query ? `?${query}` : ''}`, {
+          method,
+          headers: {
+            ...(token === '' ? {} : { authorization: `Bearer ${token}` }),
+            ...(inQuery ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(inQuery ? {} : { body: rawBody ?? JSON.stringify(params) }),
+        })
+        const text = await response.text()
+        expect(response.status).toBeLessThan(500)
+        if (text === '') return
+        const reply = JSON.parse(text)
+        if (response.status >= 400) {
+          expect(typeof reply.error).toBe('string')
+          if (reply.errorCode !== undefined) {
+            expect(reply.errorCode).not.toBe(101)
+            expect(known.has(reply.errorCode)).toBe(true)
+          }
+        } else if (typeof reply.id === 'string') webIds.push(reply.id)
       }),
       { numRuns: 1_500, seed: 20261126 },
     )
