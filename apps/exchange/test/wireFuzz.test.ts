@@ -453,8 +453,12 @@ async function call(
 
 const endpointsByName = restEndpoints as Record<string, RestEndpoint>
 /** A call to any endpoint, or (one in four) an order placed or cancelled, mostly well formed. */
+/**
+ * Who signs a REST call: one of the traders, or a stranger with a trader's key and a secret of
+ * its own (whose private calls must never succeed).
+ */
 const anyCall = fc.record({
-  at: fc.constantFrom(0, 1),
+  at: fc.constantFrom(0, 1, stranger),
   call: fc.oneof(
     {
       arbitrary: fc
@@ -542,8 +546,11 @@ describe('bad input over REST, generated', () => {
     const known = new Set<number>(errorCodes.map(Number))
     await fc.assert(
       fc.asyncProperty(anyCall, async ({ at, call: { name, path, params } }) => {
-        const { status, text } = await call(keys[at]!, endpointsByName[name]!, path, params)
+        const endpoint = endpointsByName[name]!
+        const who = keys[at] ?? { key: keys[0]!.key, secret: randomBytes(32).toString('hex') }
+        const { status, text } = await call(who, endpoint, path, params)
         expect(status).toBeLessThan(500)
+        if (at === stranger && endpoint.auth === 'private') expect(status).not.toBe(200)
         const reply = JSON.parse(text)
         if (status === 200) {
           if (name === 'POST /order' && reply.orderId) placed.push(reply.orderId)
