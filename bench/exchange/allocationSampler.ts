@@ -27,7 +27,7 @@ const sitesMax = 25
 const samplingIntervalBytes = 16_384
 
 /** Sums a sampled profile's bytes by allocating function (name, file and line). */
-export function summarize(head: ProfileNode): AllocationSummary {
+function summarize(head: ProfileNode): AllocationSummary {
   const bySite = new Map<string, number>()
   let totalBytes = 0
   const pending = [head]

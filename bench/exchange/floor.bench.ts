@@ -22,7 +22,6 @@
 //        [--connections 20] [--subscribers 10000] [--rounds 50] [--threads 1] [--only fanout]
 //        [--work 0] [--split]
 import { type ChildProcess, fork } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
@@ -31,6 +30,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import * as hdr from 'hdr-histogram-js'
 import { WebSocket, WebSocketServer } from 'ws'
 import { frameText } from '../../apps/exchange/src/api/wsConnection.ts'
+import { cpuSecondsOf } from './procStat.ts'
 
 const { values } = parseArgs({
   options: {
@@ -268,12 +268,10 @@ async function echo(): Promise<void> {
 
 /** CPU seconds so far of a process's main thread and of the whole process (from /proc). */
 function cpuSeconds(pid: number): { main: number; process: number } {
-  const ticks = (path: string) => {
-    // The fields after the command name (which may hold spaces) start at the state, field 3.
-    const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100 // utime + stime, USER_HZ = 100
+  return {
+    main: cpuSecondsOf(`/proc/${pid}/task/${pid}/stat`),
+    process: cpuSecondsOf(`/proc/${pid}/stat`),
   }
-  return { main: ticks(`/proc/${pid}/task/${pid}/stat`), process: ticks(`/proc/${pid}/stat`) }
 }
 
 async function fanOut(): Promise<void> {

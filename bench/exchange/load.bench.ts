@@ -41,6 +41,7 @@ import { WebSocket } from 'ws'
 import { bookFlushIntervalMs as bookBatchMs } from '../../apps/exchange/src/api/marketDataHub.ts'
 import { serverNodeFlags } from '../../apps/exchange/src/nodeFlags.ts'
 import type { AllocationSummary } from './allocationSampler.ts'
+import { cpuSecondsOf } from './procStat.ts'
 import { attribution, monitorStalls, readPauses, type Timed } from './stallMonitor.ts'
 
 const { values } = parseArgs({
@@ -252,15 +253,10 @@ function processCounters(pid: number): {
   serverMainPreempted: number
   serverWrites: number
 } {
-  const ticks = (path: string) => {
-    // The fields after the command name (which may hold spaces) start at the state, field 3.
-    const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100 // utime + stime, USER_HZ = 100
-  }
   const own = process.cpuUsage()
   return {
-    serverMain: ticks(`/proc/${pid}/task/${pid}/stat`),
-    server: ticks(`/proc/${pid}/stat`),
+    serverMain: cpuSecondsOf(`/proc/${pid}/task/${pid}/stat`),
+    server: cpuSecondsOf(`/proc/${pid}/stat`),
     generator: (own.user + own.system) / 1e6,
     serverMainRunQueue:
       Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9,
