@@ -59,21 +59,23 @@ describe('browser sessions', () => {
       ).status,
     ).toBe(201)
     expect(
-      (
-        await post('/exchange/auth/v1/signup', {
-          email: 'ada@example.com',
-          password: 'another password',
-        })
-      ).status,
-    ).toBe(409)
+      await post('/exchange/auth/v1/signup', {
+        email: 'Ada@Example.com',
+        password: 'another password',
+      }),
+    ).toEqual({
+      status: 409,
+      json: { errorCode: 442, error: 'An account with this email address exists.' },
+    })
     expect(
-      (
-        await post('/exchange/auth/v1/login', {
-          email: 'ada@example.com',
-          password: 'wrong password!',
-        })
-      ).status,
-    ).toBe(401)
+      await post('/exchange/auth/v1/login', {
+        email: 'ada@example.com',
+        password: 'wrong password!',
+      }),
+    ).toEqual({
+      status: 401,
+      json: { errorCode: 443, error: 'The email address or the password is wrong.' },
+    })
     const login = await post('/exchange/auth/v1/login', {
       email: 'ada@example.com',
       password: 'correct horse battery',
@@ -115,19 +117,48 @@ describe('browser sessions', () => {
     ws.close()
   })
 
-  it('bad bodies get words, not stack traces', async () => {
+  it('bad bodies get an errorCode and words, not stack traces', async () => {
     const response = await post('/exchange/auth/v1/login', { email: 'x@example.com' })
     expect(response).toEqual({
       status: 400,
-      json: { error: 'Send a JSON body with email and password.' },
+      json: { errorCode: 205, error: 'Send a JSON body with email and password.' },
     })
+    const notJson = await fetch(`${baseUrl}/exchange/auth/v1/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"email": ',
+    })
+    expect(notJson.status).toBe(400)
+    expect(await notJson.json()).toEqual({ errorCode: 102, error: 'Invalid JSON.' })
     const weak = await post('/exchange/auth/v1/signup', {
       email: 'c@example.com',
       password: 'short',
     })
     expect(weak).toEqual({
       status: 400,
-      json: { error: 'password must have 10 to 256 characters' },
+      json: { errorCode: 205, error: 'password must have 10 to 256 characters' },
     })
+    expect(await post('/exchange/auth/v1/logout')).toEqual({
+      status: 401,
+      json: { errorCode: 300, error: 'Authentication is required for this endpoint.' },
+    })
+  })
+
+  it('guessing passwords from one address is stopped with 105 until the ban ends', async () => {
+    nowMs += 60 * 60 * 1000 // a fresh minute: the attempts above are forgotten
+    const guess = (attempt: number) =>
+      post('/exchange/auth/v1/login', { email: 'ada@example.com', password: `guess ${attempt}!!` })
+    // 1,000 points a minute; an attempt costs 51 (1 for any web call, 50 for the slow hash):
+    // nineteen wrong guesses, then a ban.
+    for (let attempt = 0; attempt < 19; attempt += 1)
+      expect((await guess(attempt)).json.errorCode).toBe(443)
+    const banned = await guess(19)
+    expect(banned.status).toBe(429)
+    expect(banned.json.errorCode).toBe(105)
+    expect(banned.json.error).toMatch(/^Your IP or API key has been banned .* expires at \d+\.$/)
+    const until = Number(banned.json.error.split(' at ').pop().slice(0, -1))
+    expect(until).toBeGreaterThan(nowMs)
+    nowMs = until + 1
+    expect((await guess(20)).json.errorCode).toBe(443)
   })
 })

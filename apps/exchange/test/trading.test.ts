@@ -383,6 +383,30 @@ describe('WebSocket trading and events', () => {
     expect(await next((m) => m.requestId === 2)).toHaveProperty('response.time')
     ws.close()
   })
+
+  it('an unauthenticated private call answers 300 before its parameters are read, over the socket as over REST', async () => {
+    const { ws, next } = await open()
+    // No market, no side, an amount that is not a number: the missing authentication comes first.
+    const order = { orderType: 'limit', amount: 'lots', operatorId: 1 }
+    ws.send(JSON.stringify({ action: 'privateCreateOrder', requestId: 3, ...order }))
+    expect(await next((m) => m.requestId === 3)).toEqual({
+      action: 'privateCreateOrder',
+      requestId: 3,
+      errorCode: 300,
+      error: 'Authentication is required for this endpoint.',
+    })
+    ws.close()
+    const rest = await fetch(`${baseUrl}/v2/order`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(order),
+    })
+    expect(rest.status).toBe(403)
+    expect(await rest.json()).toEqual({
+      errorCode: 300,
+      error: 'Authentication is required for this endpoint.',
+    })
+  })
 })
 
 describe('WebSocket error replies', () => {

@@ -153,8 +153,8 @@ const protocolErrorCodes = [
   419, 422, 423, 424, 425, 426, 429, 430, 431,
 ]
 
-/** Polder's own codes beyond §5 (daily transfer limits), listed in the catalogue after them. */
-const polderErrorCodes = [440, 441]
+/** Polder's own codes beyond §5 (daily transfer limits, sign-up and login), after them. */
+const polderErrorCodes = [440, 441, 442, 443]
 
 function isSchema(value: unknown): value is z.ZodType {
   return typeof value === 'object' && value !== null && 'safeParse' in value

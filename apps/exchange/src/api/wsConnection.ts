@@ -188,16 +188,11 @@ export class WsConnection {
       }
     }
 
-    const parsed = safeParse(wsRequest, message, { location: 'ws' })
-    if (!parsed.success) {
-      fail({ status: parsed.error.status, body: parsed.error.body })
-      return
-    }
-    const request = parsed.data
-    const endpoint = endpointOfAction.get(request.action)
-    const weight = endpoint
-      ? restEndpointWeight(endpoint, request as { market?: unknown })
-      : controlWeight
+    // As over REST: the call's weight is charged, and a private one needs an authenticated
+    // caller, before its parameters are checked, so the same call gets the same answer (300
+    // for a private call from a socket that has not authenticated, whatever its parameters).
+    const endpoint = action === undefined ? undefined : endpointOfAction.get(action)
+    const weight = endpoint ? restEndpointWeight(endpoint, record) : controlWeight
     const decision = this.#deps.rateLimiter.charge(
       caller,
       Math.max(0, weight - controlWeight),
@@ -207,6 +202,16 @@ export class WsConnection {
       fail(protocolError(105, { expiryInMs: decision.bannedUntilMs }))
       return
     }
+    if (endpoint?.auth === 'private' && this.caller === undefined) {
+      fail(protocolError(300))
+      return
+    }
+    const parsed = safeParse(wsRequest, message, { location: 'ws' })
+    if (!parsed.success) {
+      fail({ status: parsed.error.status, body: parsed.error.body })
+      return
+    }
+    const request = parsed.data
 
     switch (request.action) {
       case 'authenticate': {

@@ -209,8 +209,9 @@ export const errorCatalogue = {
     message: 'Market data is unavailable while the market is halted or in an auction.',
   },
   // Polder's own codes, beyond protocol §5: the daily transfer limits of an account level and
-  // of a payment method. The closest protocol codes (210, a per-order maximum; 405, a cooldown)
-  // would tell the client something else.
+  // of a payment method (the closest protocol codes, 210, a per-order maximum, and 405, a
+  // cooldown, would tell the client something else), and the browser sign-up and login, which
+  // the protocol has no codes for.
   440: {
     httpStatus: 400,
     message:
@@ -221,6 +222,8 @@ export const errorCatalogue = {
     message:
       'This withdrawal exceeds the {scope} daily withdrawal limit of {limitEur} EUR; {remainingEur} EUR is left in the last 24 hours.',
   },
+  442: { httpStatus: 409, message: 'An account with this email address exists.' },
+  443: { httpStatus: 401, message: 'The email address or the password is wrong.' },
 } as const satisfies Record<number, { httpStatus: number; message: string }>
 
 export type ErrorCode = keyof typeof errorCatalogue
