@@ -7,7 +7,7 @@
 // into the generator's lag in sending and the round trip from the actual send), the delay from a
 // fill to the book delta arriving at public subscribers p50/p99, the event-loop delay of the
 // server and of the generator itself (its 1 ms timer and its own work are part of what it
-// measures), the CPU the server's main thread, the whole server and the generator used during the
+// measures), the CPU the server's main thread, its other threads by kind, the whole server and the generator used during the
 // load, how long the server's main thread waited for a CPU and how often it was preempted, and
 // server memory per idle connection. The sockets are `ws` clients, as most Node
 // clients of the v2 API use. Bounded in time; ends the server it started.
@@ -41,7 +41,7 @@ import { WebSocket } from 'ws'
 import { bookFlushIntervalMs as bookBatchMs } from '../../apps/exchange/src/api/marketDataHub.ts'
 import { serverNodeFlags } from '../../apps/exchange/src/nodeFlags.ts'
 import type { AllocationSummary } from './allocationSampler.ts'
-import { cpuSecondsOf } from './procStat.ts'
+import { cpuSecondsByThreadKind, cpuSecondsOf } from './procStat.ts'
 import { attribution, monitorStalls, readPauses, type Timed } from './stallMonitor.ts'
 
 const { values } = parseArgs({
@@ -252,9 +252,11 @@ function processCounters(pid: number): {
   serverMainRunQueue: number
   serverMainPreempted: number
   serverWrites: number
+  threads: ReturnType<typeof cpuSecondsByThreadKind>
 } {
   const own = process.cpuUsage()
   return {
+    threads: cpuSecondsByThreadKind(pid),
     serverMain: cpuSecondsOf(`/proc/${pid}/task/${pid}/stat`),
     server: cpuSecondsOf(`/proc/${pid}/stat`),
     generator: (own.user + own.system) / 1e6,
@@ -585,13 +587,19 @@ try {
     `  inside the server, a request's arrival → its reply handed to the socket (from /metrics buckets): p50 ${inServer(50)}, p90 ${inServer(90)}, p99 ${inServer(99)}, p99.9 ${inServer(99.9)}`,
   )
   if (countersAtWindowStart !== undefined) {
-    const share = (key: keyof ReturnType<typeof processCounters>) =>
+    type Counter = Exclude<keyof ReturnType<typeof processCounters>, 'threads'>
+    const share = (key: Counter) =>
       `${((100 * (countersAtWindowEnd[key] - countersAtWindowStart![key])) / sendingSeconds).toFixed(0)}%`
+    const threadShare = (kind: keyof ReturnType<typeof cpuSecondsByThreadKind>) =>
+      `${((100 * (countersAtWindowEnd.threads[kind] - countersAtWindowStart!.threads[kind])) / sendingSeconds).toFixed(0)}%`
     const mainMicroseconds =
       ((countersAtWindowEnd.serverMain - countersAtWindowStart.serverMain) * 1e6) /
       (acknowledged + refused)
     console.log(
       `  CPU during the load (of one core): server main thread ${share('serverMain')} (${mainMicroseconds.toFixed(0)} µs a request answered), whole server ${share('server')}, generator ${share('generator')}`,
+    )
+    console.log(
+      `    the server's other threads: V8's (GC helpers, compilers) ${threadShare('v8')}, worker threads (database, archives) ${threadShare('workers')}, libuv's pool ${threadShare('libuv')}, others ${threadShare('other')}`,
     )
     const preempted =
       countersAtWindowEnd.serverMainPreempted - countersAtWindowStart.serverMainPreempted

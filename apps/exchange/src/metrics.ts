@@ -8,6 +8,8 @@ export type ExchangeMetrics = {
   openSockets: Gauge
   /** From a WebSocket request's arrival (the message read) to its reply handed to the socket. */
   wsRequestSeconds: Histogram
+  /** Times a connection was read no further until its requests in flight were answered. */
+  wsPauses: Counter
 }
 
 /**
@@ -38,6 +40,11 @@ export function createMetrics(): ExchangeMetrics {
       name: 'polder_ws_request_seconds',
       help: "WebSocket requests, from the message's arrival to its reply handed to the socket (a command's includes its journal commit).",
       buckets: wsRequestBucketsSeconds,
+      registers: [registry],
+    }),
+    wsPauses: new Counter({
+      name: 'polder_websocket_pauses_total',
+      help: 'Times a WebSocket connection with 1,000 requests awaiting replies was read no further until half were answered.',
       registers: [registry],
     }),
   }

@@ -82,8 +82,17 @@ export type ExchangeServer = {
 
 const wsPaths = new Set(['/v2', '/v2/'])
 const wsCloseGoingAway = 1001
-/** Requests one connection may have awaiting a reply before it is closed (1008). */
-const wsRequestsInFlightMax = 1_000
+/**
+ * Requests one connection may have awaiting a reply before the server stops reading it: its
+ * later requests wait in the kernel (TCP holds the client back) until half of these are
+ * answered. Frames already read still count, so a burst can pass it by one or two reads.
+ */
+const wsRequestsInFlightPause = 1_000
+/**
+ * Requests awaiting a reply at which a connection is closed (1008): only reached by frames
+ * read before the pause took effect, i.e. a burst of thousands of tiny requests in one read.
+ */
+const wsRequestsInFlightMax = 4 * wsRequestsInFlightPause
 /** How often trades older than the retention are deleted from the trade archive. */
 const tradePruneIntervalMs = 10 * 60_000
 /** Server pings every this often; a connection that did not answer the last one is dropped. */
@@ -407,7 +416,8 @@ export async function createExchangeServer(
     })
     // Each request starts as it arrives, so commands reach the core in arrival order (the core
     // applies them synchronously); only the replies wait, each for its own journal commit. A
-    // client with too many requests awaiting replies is cut off rather than served without bound.
+    // client with too many requests awaiting replies is read no further until the server has
+    // caught up (backpressure, rather than serving it without bound or cutting it off).
     let inFlight = 0
     ws.on('message', (data, isBinary) => {
       const text = isBinary ? '' : data.toString()
@@ -416,6 +426,10 @@ export async function createExchangeServer(
         return
       }
       inFlight += 1
+      if (inFlight >= wsRequestsInFlightPause && !ws.isPaused) {
+        ws.pause()
+        metrics.wsPauses.inc()
+      }
       const arrivedAt = performance.now()
       connection
         .onMessage(text)
@@ -426,6 +440,7 @@ export async function createExchangeServer(
         .finally(() => {
           inFlight -= 1
           metrics.wsRequestSeconds.observe((performance.now() - arrivedAt) / 1000)
+          if (inFlight <= wsRequestsInFlightPause / 2 && ws.isPaused) ws.resume()
         })
     })
     ws.on('error', (error) => app.log.debug({ err: error }, 'websocket error'))

@@ -5,13 +5,13 @@
 // countdown that outlives a kill -9 and still fires.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
-import { sign } from '../src/auth/signature.ts'
 import { defaultConfig } from '../src/config.ts'
 import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { buyerAndSeller, serverProcesses } from './fixtures/serverProcess.ts'
 import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
+import { authenticateRequest } from './fixtures/trader.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
 type Json = any
@@ -232,15 +232,7 @@ describe('orders in a cancel-on-disconnect group', () => {
     const messages: Json[] = []
     ws.on('message', (data) => messages.push(JSON.parse(data.toString())))
     await new Promise((resolve) => ws.once('open', resolve))
-    const timestamp = nowMs()
-    ws.send(
-      JSON.stringify({
-        action: 'authenticate',
-        key: trader.key,
-        signature: sign(trader.secret, timestamp, 'GET', '/v2/websocket'),
-        timestamp,
-      }),
-    )
+    ws.send(JSON.stringify(authenticateRequest(trader, nowMs())))
     ws.send(
       JSON.stringify({
         action: 'subscribe',

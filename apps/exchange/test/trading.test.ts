@@ -8,7 +8,11 @@ import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
-import { createTrader as createTraderOn, type Trader } from './fixtures/trader.ts'
+import {
+  authenticateRequest,
+  createTrader as createTraderOn,
+  type Trader,
+} from './fixtures/trader.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field below
 type Json = any
@@ -57,15 +61,7 @@ async function openRecordingSocket(): Promise<{ ws: WebSocket; replies: Json[] }
 }
 
 function authenticateSocket(ws: WebSocket, who: Key): void {
-  const timestamp = Date.now()
-  ws.send(
-    JSON.stringify({
-      action: 'authenticate',
-      key: who.key,
-      signature: sign(who.secret, timestamp, 'GET', '/v2/websocket'),
-      timestamp,
-    }),
-  )
+  ws.send(JSON.stringify(authenticateRequest(who)))
 }
 
 /** Sends a subscribe action for these channels. */

@@ -19,12 +19,11 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { endpointOfAction } from '../src/api/actions.ts'
-import { sign } from '../src/auth/signature.ts'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
-import { createTrader } from './fixtures/trader.ts'
+import { authenticateRequest, createTrader } from './fixtures/trader.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked below
 type Json = any
@@ -65,13 +64,7 @@ beforeAll(async () => {
     )
     keys.push(trader)
     const at = await openSocket(url)
-    const timestamp = Date.now()
-    const authenticated = request(at, {
-      action: 'authenticate',
-      key: trader.key,
-      signature: sign(trader.secret, timestamp, 'GET', '/v2/websocket'),
-      timestamp,
-    })
+    const authenticated = request(at, authenticateRequest(trader))
     expect(await authenticated).toMatchObject({ event: 'authenticate', authenticated: true })
   }
   expect(await openSocket(url)).toBe(stranger)
