@@ -7,10 +7,10 @@
 // into the generator's lag in sending and the round trip from the actual send), the delay from a
 // fill to the book delta arriving at public subscribers p50/p99, the event-loop delay of the
 // server and of the generator itself (its 1 ms timer and its own work are part of what it
-// measures), the CPU the server's main thread, its other threads by kind, the whole server and the generator used during the
-// load, how long the server's main thread waited for a CPU and how often it was preempted, and
-// server memory per idle connection. The sockets are `ws` clients, as most Node
-// clients of the v2 API use. Bounded in time; ends the server it started.
+// measures), the CPU the server's main thread, its other threads by kind, the whole server and
+// the generator used during the load, how long the server's main thread waited for a CPU and
+// how often it was preempted, and server memory per idle connection. The sockets are `ws`
+// clients, as most Node clients of the v2 API use. Bounded in time; ends the server it started.
 //
 // Run: npm exec -- node bench/exchange/load.bench.ts [--rate 5000] [--seconds 10] [--traders 20]
 //        [--subscribers 1000] [--markets 5] [--warmup 3] [--no-simulator] [--server-cpus 0]
@@ -255,9 +255,10 @@ function processCounters(pid: number): {
   threads: ReturnType<typeof cpuSecondsByThreadKind>
 } {
   const own = process.cpuUsage()
+  const threads = cpuSecondsByThreadKind(pid)
   return {
-    threads: cpuSecondsByThreadKind(pid),
-    serverMain: cpuSecondsOf(`/proc/${pid}/task/${pid}/stat`),
+    threads,
+    serverMain: threads.main,
     server: cpuSecondsOf(`/proc/${pid}/stat`),
     generator: (own.user + own.system) / 1e6,
     serverMainRunQueue:
