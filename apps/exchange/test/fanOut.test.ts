@@ -1,0 +1,150 @@
+// A broadcast is written a slice of connections at a time, and requests read in between are
+// served before the rest of the slices (here a slice is one connection, so that 40 subscribers
+// make 40 turns of the event loop). Every subscriber still gets every book event in nonce order,
+// and what a connection is sent after a broadcast (a reply) reaches it after that broadcast.
+import { randomBytes } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import { defaultConfig } from '../src/config.ts'
+import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { testListing } from './fixtures/testListing.ts'
+import { authenticateRequest, createTrader, type Trader } from './fixtures/trader.ts'
+
+// biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
+type Json = any
+
+const subscriberCount = 40
+
+let server: ExchangeServer
+let wsUrl: string
+let trader: Trader
+
+beforeAll(async () => {
+  const config = { ...defaultConfig, port: 0, logLevel: 'silent' as const, dataDir: undefined }
+  server = await createExchangeServer(config, testListing, undefined, {
+    fanOutSliceConnections: 1,
+  })
+  wsUrl = `${(await server.listen()).replace('http', 'ws')}/v2`
+  trader = await createTrader(server, `fanout-${randomBytes(4).toString('hex')}@example.com`, {
+    EUR: '1000000',
+  })
+})
+afterAll(() => server.close())
+
+/** A socket that keeps everything it receives, in order. */
+async function openSocket() {
+  const ws = new WebSocket(wsUrl)
+  await new Promise((resolve) => ws.once('open', resolve))
+  const received: Json[] = []
+  const listeners: Array<(message: Json) => void> = []
+  ws.on('message', (data) => {
+    const message = JSON.parse(data.toString())
+    received.push(message)
+    for (const listener of listeners) listener(message)
+  })
+  const next = (match: (message: Json) => boolean): Promise<Json> =>
+    new Promise((resolve) => {
+      const listener = (message: Json) => {
+        if (!match(message)) return
+        listeners.splice(listeners.indexOf(listener), 1)
+        resolve(message)
+      }
+      listeners.push(listener)
+    })
+  return { ws, received, next }
+}
+
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (const started = Date.now(); !done(); await new Promise((r) => setTimeout(r, 20)))
+    if (Date.now() - started > 10_000) throw new Error(`timed out waiting for ${what}`)
+}
+
+describe('a broadcast to more connections than one slice', () => {
+  it('serves requests between slices and keeps each connection in order', async () => {
+    const subscribers: Awaited<ReturnType<typeof openSocket>>[] = []
+    for (let index = 0; index < subscriberCount; index += 1) {
+      const socket = await openSocket()
+      const subscribed = socket.next((m) => m.event === 'subscribed')
+      socket.ws.send(
+        JSON.stringify({ action: 'subscribe', channels: [{ name: 'book', markets: ['BTC-EUR'] }] }),
+      )
+      await subscribed
+      subscribers.push(socket)
+    }
+    const first = subscribers[0]!
+    const last = subscribers[subscriberCount - 1]!
+    const beforeLast = subscribers[subscriberCount - 2]!
+    const bystander = await openSocket()
+    const orderer = await openSocket()
+    const authenticated = orderer.next((m) => m.event === 'authenticate')
+    orderer.ws.send(JSON.stringify(authenticateRequest(trader)))
+    expect(await authenticated).toMatchObject({ authenticated: true })
+
+    const place = (index: number) =>
+      orderer.ws.send(
+        JSON.stringify({
+          action: 'privateCreateOrder',
+          requestId: index,
+          market: 'BTC-EUR',
+          side: 'buy',
+          orderType: 'limit',
+          amount: '0.01',
+          price: String(1_000 + index),
+          operatorId: 1,
+        }),
+      )
+
+    // The first book event reaches the first subscriber while the other 39 still wait for
+    // their slices: the requests sent now are read and served in between.
+    const firstEvent = first.next((m) => m.event === 'book')
+    place(1)
+    const event = await firstEvent
+    const unsubscribed = last.next((m) => m.event === 'unsubscribed')
+    const snapshot = beforeLast.next((m) => m.action === 'getBook')
+    const time = bystander.next((m) => m.action === 'getTime')
+    last.ws.send(
+      JSON.stringify({ action: 'unsubscribe', channels: [{ name: 'book', markets: ['BTC-EUR'] }] }),
+    )
+    beforeLast.ws.send(JSON.stringify({ action: 'getBook', market: 'BTC-EUR', requestId: 7 }))
+    bystander.ws.send(JSON.stringify({ action: 'getTime', requestId: 8 }))
+
+    // Someone who subscribed to nothing is answered before the fan-out is through.
+    await time
+    expect(last.received.some((m) => m.event === 'book' && m.nonce === event.nonce)).toBe(false)
+
+    // What the last subscribers were sent after the event comes after it.
+    await Promise.all([unsubscribed, snapshot])
+    const position = (socket: { received: Json[] }, match: (m: Json) => boolean) =>
+      socket.received.findIndex(match)
+    const eventOf = (m: Json) => m.event === 'book' && m.nonce === event.nonce
+    expect(position(last, eventOf)).toBeGreaterThan(-1)
+    expect(position(last, eventOf)).toBeLessThan(position(last, (m) => m.event === 'unsubscribed'))
+    expect(position(beforeLast, eventOf)).toBeGreaterThan(-1)
+    expect(position(beforeLast, eventOf)).toBeLessThan(
+      position(beforeLast, (m) => m.action === 'getBook'),
+    )
+
+    // More changes, batch by batch: every remaining subscriber gets the same events with
+    // consecutive nonces, and the one that unsubscribed gets none of them.
+    for (let index = 2; index <= 6; index += 1) {
+      const seen = beforeLast.next((m) => m.event === 'book' && m.nonce > event.nonce + index - 2)
+      place(index)
+      await seen
+    }
+    const lastNonce = event.nonce + 5
+    await until(
+      () => subscribers.slice(0, -1).every((s) => s.received.some((m) => m.nonce === lastNonce)),
+      'the last event at every subscriber',
+    )
+    const expected = first.received.filter((m) => m.event === 'book')
+    expect(expected.map((m) => m.nonce)).toEqual(
+      Array.from({ length: expected.length }, (_, i) => expected[0].nonce + i),
+    )
+    for (const subscriber of subscribers.slice(1, -1))
+      expect(subscriber.received.filter((m) => m.event === 'book')).toEqual(expected)
+    const afterUnsubscribe = last.received.slice(position(last, (m) => m.event === 'unsubscribed'))
+    expect(afterUnsubscribe.filter((m) => m.event === 'book')).toEqual([])
+
+    for (const socket of [...subscribers, bystander, orderer]) socket.ws.close()
+  })
+})
