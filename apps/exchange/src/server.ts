@@ -111,6 +111,8 @@ export type ServerOptions = {
   paymentProvider?: PaymentProvider
   /** Connections a broadcast writes to in one turn of the event loop (tests make it small). */
   fanOutSliceConnections?: number
+  /** How the next slice of a broadcast is run; default setImmediate (tests space them out). */
+  fanOutNextTurn?: (run: () => void) => void
 }
 
 export async function createExchangeServer(
@@ -386,7 +388,10 @@ export async function createExchangeServer(
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.wsMessageBytesMax })
   const wsDeps = {
-    fanOut: new FanOutQueue(options.fanOutSliceConnections ?? fanOutSliceConnections),
+    fanOut: new FanOutQueue(
+      options.fanOutSliceConnections ?? fanOutSliceConnections,
+      options.fanOutNextTurn,
+    ),
     actions,
     rateLimiter,
     findApiKey: (key: string) => accounts.findApiKey(key),

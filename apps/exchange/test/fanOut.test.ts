@@ -1,10 +1,12 @@
 // A broadcast is written a slice of connections at a time, and requests read in between are
-// served before the rest of the slices (here a slice is one connection, so that 40 subscribers
-// make 40 turns of the event loop). Every subscriber still gets every book event in nonce order,
-// and what a connection is sent after a broadcast (a reply) reaches it after that broadcast.
+// served before the rest of the slices (here a slice is one connection, and slices are 25 ms
+// apart, so that a round trip on a busy machine fits between two of them). Every subscriber
+// still gets every book event in nonce order, and what a connection is sent after a broadcast
+// (a reply) reaches it after that broadcast.
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
+import { FanOutQueue, type WsConnection } from '../src/api/wsConnection.ts'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { testListing } from './fixtures/testListing.ts'
@@ -13,7 +15,7 @@ import { authenticateRequest, createTrader, type Trader } from './fixtures/trade
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
 type Json = any
 
-const subscriberCount = 40
+const subscriberCount = 12
 
 let server: ExchangeServer
 let wsUrl: string
@@ -23,6 +25,7 @@ beforeAll(async () => {
   const config = { ...defaultConfig, port: 0, logLevel: 'silent' as const, dataDir: undefined }
   server = await createExchangeServer(config, testListing, undefined, {
     fanOutSliceConnections: 1,
+    fanOutNextTurn: (run) => setTimeout(run, 25),
   })
   wsUrl = `${(await server.listen()).replace('http', 'ws')}/v2`
   trader = await createTrader(server, `fanout-${randomBytes(4).toString('hex')}@example.com`, {
@@ -94,7 +97,7 @@ describe('a broadcast to more connections than one slice', () => {
         }),
       )
 
-    // The first book event reaches the first subscriber while the other 39 still wait for
+    // The first book event reaches the first subscriber while the other 11 still wait for
     // their slices: the requests sent now are read and served in between.
     const firstEvent = first.next((m) => m.event === 'book')
     place(1)
@@ -146,5 +149,38 @@ describe('a broadcast to more connections than one slice', () => {
     expect(afterUnsubscribe.filter((m) => m.event === 'book')).toEqual([])
 
     for (const socket of [...subscribers, bystander, orderer]) socket.ws.close()
+  })
+})
+
+describe('the fan-out queue', () => {
+  /** Stands for a connection: the queue only lets its writes go. */
+  function connection(name: number, uncorked: number[], onUncork?: () => void) {
+    return {
+      uncork: () => {
+        uncorked.push(name)
+        onUncork?.()
+      },
+    } as unknown as WsConnection
+  }
+  const turn = () => new Promise((resolve) => setImmediate(resolve))
+
+  it('lets every connection go once, in order, a slice a turn, while more keep coming', async () => {
+    const uncorked: number[] = []
+    const queue = new FanOutQueue(1_000)
+    for (let name = 0; name < 2_500; name += 1) queue.add(connection(name, uncorked))
+    expect(uncorked).toEqual([])
+    await new Promise((resolve) => process.nextTick(resolve))
+    expect(uncorked.length).toBe(1_000)
+    // Added while a slice runs (a write's callback sending again): after those already queued.
+    queue.add(connection(2_500, uncorked, () => queue.add(connection(2_501, uncorked))))
+    await turn()
+    expect(uncorked.length).toBe(2_000)
+    await turn()
+    await turn()
+    expect(uncorked).toEqual(Array.from({ length: 2_502 }, (_, name) => name))
+    // Idle again: the next connection goes at the end of the tick, as the first did.
+    queue.add(connection(2_502, uncorked))
+    await new Promise((resolve) => process.nextTick(resolve))
+    expect(uncorked.at(-1)).toBe(2_502)
   })
 })
