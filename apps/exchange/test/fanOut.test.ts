@@ -1,8 +1,8 @@
 // A broadcast is written a slice of connections at a time, and requests read in between are
 // served before the rest of the slices (here a slice is one connection, and slices are 25 ms
-// apart, so that a round trip on a busy machine fits between two of them). Every subscriber
-// still gets every book event in nonce order, and what a connection is sent after a broadcast
-// (a reply) reaches it after that broadcast.
+// apart, so that a round trip on a busy machine fits between two of them), subscribers' own
+// requests too. Every subscriber still gets every book event in nonce order, and what a
+// connection is sent after a broadcast (a reply) reaches it after that broadcast.
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
@@ -75,8 +75,11 @@ describe('a broadcast to more connections than one slice', () => {
       subscribers.push(socket)
     }
     const first = subscribers[0]!
-    const last = subscribers[subscriberCount - 1]!
-    const beforeLast = subscribers[subscriberCount - 2]!
+    // The last two send requests while they wait for their slices; the one before them says
+    // nothing and waits for its own.
+    const leaving = subscribers[subscriberCount - 1]!
+    const asking = subscribers[subscriberCount - 2]!
+    const waiting = subscribers[subscriberCount - 3]!
     const bystander = await openSocket()
     const orderer = await openSocket()
     const authenticated = orderer.next((m) => m.event === 'authenticate')
@@ -102,50 +105,56 @@ describe('a broadcast to more connections than one slice', () => {
     const firstEvent = first.next((m) => m.event === 'book')
     place(1)
     const event = await firstEvent
-    const unsubscribed = last.next((m) => m.event === 'unsubscribed')
-    const snapshot = beforeLast.next((m) => m.action === 'getBook')
+    const unsubscribed = leaving.next((m) => m.event === 'unsubscribed')
+    const snapshot = asking.next((m) => m.action === 'getBook')
     const time = bystander.next((m) => m.action === 'getTime')
-    last.ws.send(
+    leaving.ws.send(
       JSON.stringify({ action: 'unsubscribe', channels: [{ name: 'book', markets: ['BTC-EUR'] }] }),
     )
-    beforeLast.ws.send(JSON.stringify({ action: 'getBook', market: 'BTC-EUR', requestId: 7 }))
+    asking.ws.send(JSON.stringify({ action: 'getBook', market: 'BTC-EUR', requestId: 7 }))
     bystander.ws.send(JSON.stringify({ action: 'getTime', requestId: 8 }))
 
-    // Someone who subscribed to nothing is answered before the fan-out is through.
-    await time
-    expect(last.received.some((m) => m.event === 'book' && m.nonce === event.nonce)).toBe(false)
-
-    // What the last subscribers were sent after the event comes after it.
-    await Promise.all([unsubscribed, snapshot])
+    // Everyone who asked is answered before the fan-out is through: someone who subscribed to
+    // nothing, and subscribers still waiting for their slices, whose replies take the event
+    // held for them along, before the reply.
+    await Promise.all([time, unsubscribed, snapshot])
+    const eventOf = (m: Json) => m.event === 'book' && m.nonce === event.nonce
+    expect(waiting.received.some(eventOf)).toBe(false)
     const position = (socket: { received: Json[] }, match: (m: Json) => boolean) =>
       socket.received.findIndex(match)
-    const eventOf = (m: Json) => m.event === 'book' && m.nonce === event.nonce
-    expect(position(last, eventOf)).toBeGreaterThan(-1)
-    expect(position(last, eventOf)).toBeLessThan(position(last, (m) => m.event === 'unsubscribed'))
-    expect(position(beforeLast, eventOf)).toBeGreaterThan(-1)
-    expect(position(beforeLast, eventOf)).toBeLessThan(
-      position(beforeLast, (m) => m.action === 'getBook'),
+    expect(position(leaving, eventOf)).toBeGreaterThan(-1)
+    expect(position(leaving, eventOf)).toBeLessThan(
+      position(leaving, (m) => m.event === 'unsubscribed'),
     )
+    expect(position(asking, eventOf)).toBeGreaterThan(-1)
+    expect(position(asking, eventOf)).toBeLessThan(position(asking, (m) => m.action === 'getBook'))
+    // The silent one gets it in its own slice.
+    await until(() => waiting.received.some(eventOf), 'the event at the silent subscriber')
 
     // More changes, batch by batch: every remaining subscriber gets the same events with
     // consecutive nonces, and the one that unsubscribed gets none of them.
     for (let index = 2; index <= 6; index += 1) {
-      const seen = beforeLast.next((m) => m.event === 'book' && m.nonce > event.nonce + index - 2)
+      const seen = waiting.next((m) => m.event === 'book' && m.nonce > event.nonce + index - 2)
       place(index)
       await seen
     }
     const lastNonce = event.nonce + 5
     await until(
-      () => subscribers.slice(0, -1).every((s) => s.received.some((m) => m.nonce === lastNonce)),
+      () =>
+        subscribers
+          .filter((s) => s !== leaving)
+          .every((s) => s.received.some((m) => m.nonce === lastNonce)),
       'the last event at every subscriber',
     )
     const expected = first.received.filter((m) => m.event === 'book')
     expect(expected.map((m) => m.nonce)).toEqual(
       Array.from({ length: expected.length }, (_, i) => expected[0].nonce + i),
     )
-    for (const subscriber of subscribers.slice(1, -1))
+    for (const subscriber of subscribers.slice(1).filter((s) => s !== leaving))
       expect(subscriber.received.filter((m) => m.event === 'book')).toEqual(expected)
-    const afterUnsubscribe = last.received.slice(position(last, (m) => m.event === 'unsubscribed'))
+    const afterUnsubscribe = leaving.received.slice(
+      position(leaving, (m) => m.event === 'unsubscribed'),
+    )
     expect(afterUnsubscribe.filter((m) => m.event === 'book')).toEqual([])
 
     for (const socket of [...subscribers, bystander, orderer]) socket.ws.close()

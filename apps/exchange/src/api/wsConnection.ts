@@ -52,8 +52,8 @@ function uncorkAll(): void {
  * Connections corked by a broadcast, let go a slice at a time in the order they were corked
  * (the first slice at the end of the tick, as `corked`; the rest one slice a turn of the event
  * loop): writing one frame to each of 10,000 sockets takes 65-110 ms, and a request read
- * meanwhile is answered between two slices instead of after all of them (unless its connection
- * is itself waiting for a slice: then after it, in order).
+ * meanwhile is answered between two slices instead of after all of them (a connection waiting
+ * for its slice leaves the queue when it is sent a reply: see WsConnection.#cork).
  */
 export class FanOutQueue {
   readonly #sliceConnections: number
@@ -134,7 +134,8 @@ export class WsConnection {
   #apiKey: string | undefined
   /** Requests that arrive while authenticating wait for it, so they see its outcome, in order. */
   #authenticating: Promise<void> | undefined
-  #corked = false
+  /** Whose the cork on the socket is: the end of this turn's (#cork), or a fan-out slice's. */
+  #corked: false | 'turn' | 'fanOut' = false
 
   constructor(socket: WebSocket, ip: string, deps: WsDeps) {
     this.#socket = socket
@@ -187,23 +188,28 @@ export class WsConnection {
    * each of those cost more than building the message.
    */
   #cork(): void {
-    if (this.#corked) return
-    const raw = this.#raw()
-    if (raw === undefined) return
-    this.#corked = true
-    raw.cork()
+    if (this.#corked === 'turn') return
+    if (this.#corked === false) {
+      const raw = this.#raw()
+      if (raw === undefined) return
+      raw.cork()
+    }
+    // A connection waiting for a fan-out slice leaves the queue with this turn's writes: its
+    // reply goes at the end of the turn, after the broadcast held for it, not after the slices
+    // of everyone before it. (The queue's later uncork finds it let go already.)
+    this.#corked = 'turn'
     if (corked.length === 0) process.nextTick(uncorkAll)
     corked.push(this)
   }
 
   /**
    * As #cork, for a broadcast's write: the connection waits in the fan-out queue for its slice.
-   * A connection already corked stays where it is (in either), so whatever is sent to it later,
-   * a reply included, leaves after what was sent before, in one write.
+   * Everything sent to a connection goes through the one corked stream, so whatever is sent to
+   * it later, a reply included, leaves after what was sent before, whenever the cork is lifted.
    */
   #corkForFanOut(raw: Duplex): void {
     if (this.#corked) return
-    this.#corked = true
+    this.#corked = 'fanOut'
     raw.cork()
     this.#deps.fanOut.add(this)
   }
