@@ -14,7 +14,7 @@
 //
 // Run: npm exec -- node bench/exchange/load.bench.ts [--rate 5000] [--seconds 10] [--traders 20]
 //        [--subscribers 1000] [--markets 5] [--warmup 3] [--no-simulator] [--server-cpus 0]
-//        [--attribute] [--allocation] [--in-flight-max N]
+//        [--attribute] [--allocation] [--in-flight-max N] [--traders-watch-books]
 // --in-flight-max N is a capacity mode: a trader with N requests unanswered skips its planned
 // sends until replies come (they are counted as held back), so that a rate above what the
 // server can do measures what it does, steadily, instead of growing a backlog until the
@@ -26,6 +26,8 @@
 // --allocation samples what the server's main thread allocates in the measured window
 // (allocationSampler.ts, V8's sampling heap profiler) and prints it per request answered, with
 // the functions that allocate most.
+// --traders-watch-books subscribes the traders to the books they trade in, after the
+// subscribers: the last connections of every book broadcast, as a trader who opened the app last.
 // (--server-cpus pins the server with taskset; run the bench itself under `taskset -c 1` too.
 // Measured here, pinning hurt: the server's own threads then share one core with it.)
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -61,6 +63,7 @@ const { values } = parseArgs({
     attribute: { type: 'boolean', default: false },
     allocation: { type: 'boolean', default: false },
     'in-flight-max': { type: 'string' },
+    'traders-watch-books': { type: 'boolean', default: false },
   },
 })
 const inFlightMax =
@@ -373,6 +376,13 @@ try {
     )
     subscribers.push(socket)
   }
+  // As the trading app does, the traders may watch the books they trade in too: subscribed
+  // after everyone else, they are the last of each broadcast's fan-out.
+  if (values['traders-watch-books'])
+    for (const trader of traders)
+      trader.socket.send(
+        JSON.stringify({ action: 'subscribe', channels: [{ name: 'book', markets: marketIds }] }),
+      )
   await new Promise((resolve) => setTimeout(resolve, 1_000))
   const rssAfterSubscribers = serverRssBytes(child.pid!)
 
