@@ -425,7 +425,10 @@ try {
       if (!closing) closedByServer.push(`${event.code} ${event.reason}`)
     }
     trader.socket.onmessage = (message) => {
-      const reply = JSON.parse(String(message.data))
+      const text = String(message.data)
+      // Book events (--traders-watch-books) are not replies: not worth parsing here.
+      if (text.startsWith('{"event"')) return
+      const reply = JSON.parse(text)
       const planned = trader.pending.get(reply.requestId)
       if (planned === undefined) return
       trader.pending.delete(reply.requestId)

@@ -53,7 +53,8 @@ function uncorkAll(): void {
  * (the first slice at the end of the tick, as `corked`; the rest one slice a turn of the event
  * loop): writing one frame to each of 10,000 sockets takes 65-110 ms, and a request read
  * meanwhile is answered between two slices instead of after all of them (a connection waiting
- * for its slice leaves the queue when it is sent a reply: see WsConnection.#cork).
+ * for its slice is let go at the end of the turn when it is sent a reply: see
+ * WsConnection.#cork).
  */
 export class FanOutQueue {
   readonly #sliceConnections: number
@@ -194,9 +195,10 @@ export class WsConnection {
       if (raw === undefined) return
       raw.cork()
     }
-    // A connection waiting for a fan-out slice leaves the queue with this turn's writes: its
-    // reply goes at the end of the turn, after the broadcast held for it, not after the slices
-    // of everyone before it. (The queue's later uncork finds it let go already.)
+    // A connection waiting for a fan-out slice is let go with this turn's writes: its reply
+    // goes at the end of the turn, after the broadcast held for it, not after the slices of
+    // everyone before it. Its entry stays in the queue: by its slice the connection is let go
+    // already, or corked again, and then let go early; either way its writes stay in order.
     this.#corked = 'turn'
     if (corked.length === 0) process.nextTick(uncorkAll)
     corked.push(this)
