@@ -70,6 +70,21 @@ export function watchArchives(
   })
 }
 
+/**
+ * Connections waiting for their slice of a broadcast's writes: above zero for a turn or a few
+ * at each book flush with many subscribers; one that stays high means the fan-out falls behind.
+ */
+export function watchFanOut(metrics: ExchangeMetrics, queue: { readonly waiting: number }): void {
+  new Gauge({
+    name: 'polder_websocket_fanout_waiting',
+    help: "Connections waiting for their slice of a broadcast's writes.",
+    registers: [metrics.registry],
+    collect() {
+      this.set(queue.waiting)
+    },
+  })
+}
+
 /** The journal's records and commits: records per commit is what group commit gains. */
 export function watchJournal(
   metrics: ExchangeMetrics,

@@ -32,7 +32,7 @@ import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
 import { recentTradesPerMarketMax } from './core/orderHistory.ts'
 import { PeriodicTask } from './core/periodicTask.ts'
 import { defaultRateLimitConfig, RateLimiter, rateLimitHeaders } from './limits/rateLimiter.ts'
-import { createMetrics, watchArchives, watchJournal } from './metrics.ts'
+import { createMetrics, watchArchives, watchFanOut, watchJournal } from './metrics.ts'
 import { type PaymentProvider, SandboxPaymentProvider } from './payments/paymentProvider.ts'
 import { PaymentService } from './payments/paymentService.ts'
 import { SavingsScheduler } from './savings/scheduler.ts'
@@ -387,11 +387,13 @@ export async function createExchangeServer(
   })
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.wsMessageBytesMax })
+  const fanOut = new FanOutQueue(
+    options.fanOutSliceConnections ?? fanOutSliceConnections,
+    options.fanOutNextTurn,
+  )
+  watchFanOut(metrics, fanOut)
   const wsDeps = {
-    fanOut: new FanOutQueue(
-      options.fanOutSliceConnections ?? fanOutSliceConnections,
-      options.fanOutNextTurn,
-    ),
+    fanOut,
     actions,
     rateLimiter,
     findApiKey: (key: string) => accounts.findApiKey(key),

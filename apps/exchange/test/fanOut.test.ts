@@ -18,6 +18,7 @@ type Json = any
 const subscriberCount = 12
 
 let server: ExchangeServer
+let baseUrl: string
 let wsUrl: string
 let trader: Trader
 
@@ -27,7 +28,8 @@ beforeAll(async () => {
     fanOutSliceConnections: 1,
     fanOutNextTurn: (run) => setTimeout(run, 25),
   })
-  wsUrl = `${(await server.listen()).replace('http', 'ws')}/v2`
+  baseUrl = await server.listen()
+  wsUrl = `${baseUrl.replace('http', 'ws')}/v2`
   trader = await createTrader(server, `fanout-${randomBytes(4).toString('hex')}@example.com`, {
     EUR: '1000000',
   })
@@ -55,6 +57,12 @@ async function openSocket() {
       listeners.push(listener)
     })
   return { ws, received, next }
+}
+
+/** `polder_websocket_fanout_waiting` on /metrics. */
+async function fanOutWaiting(): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text()
+  return Number(/^polder_websocket_fanout_waiting (\d+)$/m.exec(text)?.[1])
 }
 
 async function until(done: () => boolean, what: string): Promise<void> {
@@ -105,6 +113,8 @@ describe('a broadcast to more connections than one slice', () => {
     const firstEvent = first.next((m) => m.event === 'book')
     place(1)
     const event = await firstEvent
+    // The rest wait for their slices, and /metrics says how many.
+    expect(await fanOutWaiting()).toBeGreaterThan(0)
     const unsubscribed = leaving.next((m) => m.event === 'unsubscribed')
     const snapshot = asking.next((m) => m.action === 'getBook')
     const time = bystander.next((m) => m.action === 'getTime')
@@ -157,6 +167,7 @@ describe('a broadcast to more connections than one slice', () => {
     )
     expect(afterUnsubscribe.filter((m) => m.event === 'book')).toEqual([])
 
+    expect(await fanOutWaiting()).toBe(0)
     for (const socket of [...subscribers, bystander, orderer]) socket.ws.close()
   })
 })

@@ -68,6 +68,11 @@ export class FanOutQueue {
     this.#nextTurn = nextTurn
   }
 
+  /** Connections waiting for their slice (one let go early by a reply still counts). */
+  get waiting(): number {
+    return this.#queue.length
+  }
+
   /** Queues a connection just corked; it is uncorked when its slice comes. */
   add(connection: WsConnection): void {
     this.#queue.push(connection)
