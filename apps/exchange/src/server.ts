@@ -25,7 +25,7 @@ import { registerSavingsRoutes } from './api/savingsRoutes.ts'
 import { registerSessionRoutes } from './api/sessionRoutes.ts'
 import { registerStakingRoutes } from './api/stakingRoutes.ts'
 import { registerWebRoutes } from './api/webRoutes.ts'
-import { FanOutQueue, WsConnection } from './api/wsConnection.ts'
+import { UncorkQueue, WsConnection } from './api/wsConnection.ts'
 import type { ExchangeConfig } from './config.ts'
 import { CancelOnDisconnect } from './core/cancelOnDisconnect.ts'
 import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
@@ -95,7 +95,7 @@ const wsRequestsInFlightPause = 1_000
 const wsRequestsInFlightMax = 4 * wsRequestsInFlightPause
 /**
  * Connections a broadcast writes to in one turn of the event loop before the requests read
- * meanwhile are served: about 5-8 ms of writes on the machines measured (README, "Fan-out in
+ * meanwhile are served: about 5-10 ms of writes on the machines measured (README, "Fan-out in
  * slices").
  */
 const fanOutSliceConnections = 1_000
@@ -387,7 +387,7 @@ export async function createExchangeServer(
   })
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.wsMessageBytesMax })
-  const fanOut = new FanOutQueue(
+  const fanOut = new UncorkQueue(
     options.fanOutSliceConnections ?? fanOutSliceConnections,
     options.fanOutNextTurn,
   )

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
-import { FanOutQueue, type WsConnection } from '../src/api/wsConnection.ts'
+import { UncorkQueue, type WsConnection } from '../src/api/wsConnection.ts'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { testListing } from './fixtures/testListing.ts'
@@ -186,7 +186,7 @@ describe('the fan-out queue', () => {
 
   it('lets every connection go once, in order, a slice a turn, while more keep coming', async () => {
     const uncorked: number[] = []
-    const queue = new FanOutQueue(1_000)
+    const queue = new UncorkQueue(1_000)
     for (let name = 0; name < 2_500; name += 1) queue.add(connection(name, uncorked))
     expect(uncorked).toEqual([])
     await new Promise((resolve) => process.nextTick(resolve))

@@ -22,8 +22,8 @@ import { type ActionRegistry, type Caller, endpointOfAction } from './actions.ts
 import { ConnectionSubscriptions, TooManySubscriptionsError } from './subscriptions.ts'
 
 export type WsDeps = {
-  /** Where a broadcast's writes wait to be let go (see FanOutQueue). */
-  fanOut: FanOutQueue
+  /** Where a broadcast's writes wait to be let go, a slice at a time (see UncorkQueue). */
+  fanOut: UncorkQueue
   actions: ActionRegistry
   rateLimiter: RateLimiter
   findApiKey: (key: string) => Promise<ApiKeyRecord | undefined>
@@ -40,23 +40,16 @@ export type WsDeps = {
   afterSubscribe?: (connection: WsConnection, channels: readonly SubscriptionChannel[]) => void
 }
 
-/** Connections whose writes are held until the end of the current tick (see #cork). */
-const corked: WsConnection[] = []
-function uncorkAll(): void {
-  // Connections corked while uncorking (a write's callback sending again) wait for the next tick.
-  const batch = corked.splice(0)
-  for (const connection of batch) connection.uncork()
-}
-
 /**
- * Connections corked by a broadcast, let go a slice at a time in the order they were corked
- * (the first slice at the end of the tick, as `corked`; the rest one slice a turn of the event
- * loop): writing one frame to each of 10,000 sockets takes 65-110 ms, and a request read
- * meanwhile is answered between two slices instead of after all of them (a connection waiting
- * for its slice is let go at the end of the turn when it is sent a reply: see
- * WsConnection.#cork).
+ * Connections whose sockets are corked, let go a slice at a time in the order they were corked:
+ * the first slice at the end of the tick, the rest one slice a turn (`nextTurn`). Two of them:
+ * `endOfTurn` below lets every connection go at once (a turn's replies leave in one write), and
+ * each server's fan-out queue lets a broadcast's subscribers go 1,000 a turn: writing one frame
+ * to each of 10,000 sockets takes 65-110 ms, and a request read meanwhile is answered between
+ * two slices instead of after all of them (a connection waiting for its slice is let go at the
+ * end of the turn when it is sent a reply: see WsConnection.#cork).
  */
-export class FanOutQueue {
+export class UncorkQueue {
   readonly #sliceConnections: number
   readonly #nextTurn: (run: () => void) => void
   #queue: WsConnection[] = []
@@ -98,6 +91,12 @@ export class FanOutQueue {
     }
   }
 }
+
+/**
+ * Connections whose writes are held until the end of the current tick (see #cork); those corked
+ * while it lets them go (a write's callback sending again) wait for the next tick.
+ */
+const endOfTurn = new UncorkQueue(Number.POSITIVE_INFINITY, (run) => process.nextTick(run))
 
 /**
  * A text message as one WebSocket frame (RFC 6455 §5.2: FIN and the text opcode, the payload
@@ -205,8 +204,7 @@ export class WsConnection {
     // everyone before it. Its entry stays in the queue: by its slice the connection is let go
     // already, or corked again, and then let go early; either way its writes stay in order.
     this.#corked = 'turn'
-    if (corked.length === 0) process.nextTick(uncorkAll)
-    corked.push(this)
+    endOfTurn.add(this)
   }
 
   /**
