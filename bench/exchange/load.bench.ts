@@ -331,38 +331,42 @@ try {
     numberOfSignificantValueDigits: 3,
   })
   let ticker24hEvents = 0
+  // Each book event (by market and nonce) with the delay of each of its deliveries after its
+  // publication. Which fills an event is the first to show is settled after the run: a fill is
+  // known from its order's reply, which may reach the generator after the event (a quiet
+  // market's event leaves in the same turn as the reply).
+  const bookEvents = new Map<string, Map<number, { timestamp: number; delaysMs: number[] }>>(
+    marketIds.map((market) => [market, new Map()]),
+  )
   const subscribers: WebSocket[] = []
   for (let index = 0; index < subscriberCount; index += 1) {
     const socket = await openSocket(url)
-    const seen = new Map<string, number>(marketIds.map((market) => [market, 0]))
     // Thousands of these share the generator's core with everything else: each message is read
-    // from its bytes (the server writes `{"event":"book","market":M,...,"timestamp":T}`), not
-    // parsed whole, so that the instrument costs little next to what it measures.
+    // from its bytes (the server writes `{"event":"book","market":M,"nonce":N,...,"timestamp":T}`),
+    // not parsed whole, so that the instrument costs little next to what it measures.
     socket.on('message', (data: Buffer) => {
-      const head = data.toString('latin1', 0, 48)
+      const head = data.toString('latin1', 0, 64)
       if (head.startsWith('{"event":"ticker24h"')) {
         ticker24hEvents += 1
         return
       }
       if (!head.startsWith('{"event":"book","market":"')) return
-      const market = head.slice(26, head.indexOf('"', 26))
+      const marketEnd = head.indexOf('"', 26)
+      const market = head.slice(26, marketEnd)
+      const nonceStart = marketEnd + 10 // past `","nonce":`
+      const nonce = Number(head.slice(nonceStart, head.indexOf(',', nonceStart)))
       const tail = data.toString('latin1', data.length - 32)
       const timestamp = Number(tail.slice(tail.lastIndexOf(':') + 1, -1))
-      const arrivedMs = Date.now()
-      if (timestamp >= measureFromWallMs)
-        fanOutDelayMs.recordValue(Math.max(1, arrivedMs - timestamp))
-      const fills = fillsByMarket.get(market)
-      if (fills === undefined) return
-      let cursor = seen.get(market)!
-      // The oldest fill this book event is the first to show, measured to its arrival.
-      if (
-        cursor < fills.length &&
-        fills[cursor]! <= timestamp &&
-        fills[cursor]! >= measureFromWallMs
-      )
-        bookDelayMs.recordValue(Math.max(1, arrivedMs - fills[cursor]!))
-      while (cursor < fills.length && fills[cursor]! <= timestamp) cursor += 1
-      seen.set(market, cursor)
+      const delayMs = Math.max(0, Date.now() - timestamp)
+      if (timestamp >= measureFromWallMs) fanOutDelayMs.recordValue(Math.max(1, delayMs))
+      const events = bookEvents.get(market)
+      if (events === undefined) return
+      let event = events.get(nonce)
+      if (event === undefined) {
+        event = { timestamp, delaysMs: [] }
+        events.set(nonce, event)
+      }
+      event.delaysMs.push(delayMs)
     })
     // As a market-data client does: the book and the 24-hour ticker of each market it shows.
     socket.send(
@@ -571,6 +575,26 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 500)) // last book flush
 
   const fills = [...fillsByMarket.values()].reduce((sum, list) => sum + list.length, 0)
+  // An event is the first to show the fills after its predecessor's flush, up to its own: the
+  // oldest of them is measured, from its time to the event's arrival at each subscriber.
+  for (const [market, events] of bookEvents) {
+    const fills = fillsByMarket.get(market)!.sort((a, b) => a - b)
+    for (const [nonce, event] of events) {
+      const previous = events.get(nonce - 1)
+      if (previous === undefined) continue
+      let low = 0
+      let high = fills.length
+      while (low < high) {
+        const middle = (low + high) >> 1
+        if (fills[middle]! <= previous.timestamp) low = middle + 1
+        else high = middle
+      }
+      const oldest = fills[low]
+      if (oldest === undefined || oldest > event.timestamp || oldest < measureFromWallMs) continue
+      for (const delayMs of event.delaysMs)
+        bookDelayMs.recordValue(Math.max(1, delayMs + event.timestamp - oldest))
+    }
+  }
   console.log(
     `load: ${traderCount} traders, ${subscriberCount} book subscribers on ${marketIds.join(', ')}`,
   )

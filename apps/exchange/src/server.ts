@@ -113,6 +113,8 @@ export type ServerOptions = {
   fanOutSliceConnections?: number
   /** How the next slice of a broadcast is run; default setImmediate (tests space them out). */
   fanOutNextTurn?: (run: () => void) => void
+  /** How often touched books are flushed; default about every 100 ms (tests make it long). */
+  bookFlushIntervalMs?: number
 }
 
 export async function createExchangeServer(
@@ -242,6 +244,7 @@ export async function createExchangeServer(
     service,
     (asset) => decimalsBySymbol.get(asset) ?? 8,
     () => clock.nowMs(),
+    { bookFlushIntervalMs: options.bookFlushIntervalMs },
   )
 
   const app = Fastify({

@@ -1,10 +1,14 @@
 // Publishes engine events (only once durable: the service calls us after the journal commit)
 // to the WebSocket connections that subscribed to them. Each message is serialised and framed
 // once and the same bytes go to every subscriber. Book changes are conflated: a timer flushes each touched
-// market about every 100 ms as one `book` event whose nonce is the previous one + 1. A flush a
-// second also pushes the changed 24-hour tickers, once the books' flush is durable and published,
-// so that a subscriber to both gets them in the same write as its book events: one system call a
-// second fewer for each such connection.
+// market about every 100 ms as one `book` event whose nonce is the previous one + 1. A market
+// that has been quiet for a whole interval is flushed at once instead, in the same journal commit
+// as the change (the leading edge of its window): on most of the 200 markets a change is the
+// only one for seconds, and waiting for the timer would only delay it. Its later changes wait
+// for the timer, at least half an interval after it, so a market still gets about ten events a
+// second at most. A flush a second also pushes the changed 24-hour tickers, once the books'
+// flush is durable and published, so that a subscriber to both gets them in the same write as
+// its book events: one system call a second fewer for each such connection.
 import { type EngineEvent, formatAmount, formatPrice, type MarketSpec } from '@polder/engine'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import { candleIntervals } from '../core/marketStats.ts'
@@ -28,7 +32,13 @@ export class MarketDataHub {
   readonly #byTopic = new Map<string, Set<WsConnection>>()
   readonly #topicsOf = new Map<WsConnection, string[]>()
   readonly #service: ExchangeService
+  /** Markets whose book changed since their last flush, for the timer. */
   readonly #touched = new Set<string>()
+  /** Quiet markets whose first change is flushed at the end of this task (the leading edge). */
+  readonly #leading = new Set<string>()
+  /** When each market was last flushed (performance.now()). */
+  readonly #flushedAt = new Map<string, number>()
+  readonly #intervalMs: number
   readonly #tickerChanged = new Set<string>()
   /** When the 24-hour tickers were last pushed (performance.now(): the cadence, not a timestamp). */
   #tickersPushedAt = 0
@@ -41,10 +51,17 @@ export class MarketDataHub {
     service: ExchangeService,
     decimalsOf: (asset: string) => number,
     nowMs: () => number,
+    options: { bookFlushIntervalMs?: number } = {},
   ) {
     this.#service = service
     this.#decimalsOf = decimalsOf
     this.#nowMs = nowMs
+    this.#intervalMs = options.bookFlushIntervalMs ?? bookFlushIntervalMs
+    // As each command is applied, before it is durable: a flush submitted now is applied after
+    // it and journaled in the same commit, so its book event is published with the change.
+    service.onOutcome((_command, outcome) => {
+      if (outcome.ok) this.#noteChanges(outcome.events)
+    })
     service.onEvents((events) => this.publish(events))
   }
 
@@ -97,7 +114,7 @@ export class MarketDataHub {
   }
 
   start(): void {
-    this.#timer ??= setInterval(() => void this.#tick(), bookFlushIntervalMs)
+    this.#timer ??= setInterval(() => void this.#tick(), this.#intervalMs)
   }
 
   stop(): void {
@@ -113,7 +130,7 @@ export class MarketDataHub {
   async #tick(): Promise<void> {
     const now = performance.now()
     // Due at the tick nearest to a second since the last push, not the first one after it.
-    const tickersDue = now - this.#tickersPushedAt >= ticker24hIntervalMs - bookFlushIntervalMs / 2
+    const tickersDue = now - this.#tickersPushedAt >= ticker24hIntervalMs - this.#intervalMs / 2
     if (tickersDue) this.#tickersPushedAt = now
     try {
       await this.flushBooks()
@@ -149,12 +166,21 @@ export class MarketDataHub {
     this.#tickerChanged.clear()
   }
 
-  /** Journals one flushBook per market whose book changed since the last flush. */
+  /**
+   * Journals one flushBook per market whose book changed since its last flush, but for a market
+   * flushed less than half an interval ago (at its leading edge), which waits for the next tick.
+   */
   async flushBooks(): Promise<void> {
     if (this.#flushing || this.#touched.size === 0) return
     this.#flushing = true
-    const markets = [...this.#touched]
-    this.#touched.clear()
+    const now = performance.now()
+    const markets: string[] = []
+    for (const market of this.#touched) {
+      if (now - (this.#flushedAt.get(market) ?? -Infinity) < this.#intervalMs / 2) continue
+      markets.push(market)
+      this.#touched.delete(market)
+      this.#flushedAt.set(market, now)
+    }
     try {
       await Promise.all(
         markets.map((market) =>
@@ -166,6 +192,38 @@ export class MarketDataHub {
     }
   }
 
+  /**
+   * Files the markets whose books a command just changed: one quiet for a whole interval is
+   * flushed once the task that changed it ends (so that everything the task applies goes into
+   * the one event), the others wait for the timer.
+   */
+  #noteChanges(events: readonly EngineEvent[]): void {
+    for (const event of events) {
+      if (event.type !== 'order') continue
+      const market = event.market
+      if (this.#touched.has(market) || this.#leading.has(market)) continue
+      const quiet =
+        this.#timer !== undefined &&
+        performance.now() - (this.#flushedAt.get(market) ?? -Infinity) >= this.#intervalMs
+      if (!quiet) {
+        this.#touched.add(market)
+        continue
+      }
+      if (this.#leading.size === 0) queueMicrotask(() => this.#flushLeading())
+      this.#leading.add(market)
+    }
+  }
+
+  #flushLeading(): void {
+    const now = performance.now()
+    for (const market of this.#leading) {
+      this.#flushedAt.set(market, now)
+      // A refusal here means the exchange has halted, which the service reports itself.
+      this.#service.submit({ type: 'flushBook', timestamp: this.#nowMs(), market }).catch(() => {})
+    }
+    this.#leading.clear()
+  }
+
   publish(events: readonly EngineEvent[]): void {
     const engine = this.#service.core.engine
     for (const event of events) {
@@ -173,7 +231,6 @@ export class MarketDataHub {
       if (spec === null) continue
       switch (event.type) {
         case 'order': {
-          this.#touched.add(event.market)
           // Messages are built only for someone: most orders have no account subscriber.
           if (!this.#watchesAccount(event.accountId, event.market)) break
           const { type: _type, ...state } = event

@@ -1,0 +1,182 @@
+// A market whose book has been quiet for a whole batch interval publishes its next change at
+// once, in the same journal commit, instead of at the next tick of the batch timer; its later
+// changes wait for the timer. Here the timer's interval is a minute, so within a test only the
+// leading edge can publish anything.
+import { randomBytes } from 'node:crypto'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import { defaultConfig } from '../src/config.ts'
+import { newOrderId } from '../src/core/orderIds.ts'
+import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { testListing } from './fixtures/testListing.ts'
+import { authenticateRequest, createTrader, type Trader } from './fixtures/trader.ts'
+
+// biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
+type Json = any
+
+let server: ExchangeServer
+let wsUrl: string
+let trader: Trader
+
+// A server each: a market stays 'recently flushed' for the whole minute after its first change.
+beforeEach(async () => {
+  const config = { ...defaultConfig, port: 0, logLevel: 'silent' as const, dataDir: undefined }
+  server = await createExchangeServer(config, testListing, undefined, {
+    bookFlushIntervalMs: 60_000,
+  })
+  wsUrl = `${(await server.listen()).replace('http', 'ws')}/v2`
+  trader = await createTrader(server, `leading-${randomBytes(4).toString('hex')}@example.com`, {
+    EUR: '1000000',
+  })
+})
+afterEach(() => server.close())
+
+/** A socket that keeps everything it receives, in order, and can wait for a message. */
+async function openSocket() {
+  const ws = new WebSocket(wsUrl)
+  await new Promise((resolve) => ws.once('open', resolve))
+  const received: Json[] = []
+  const waiters: Array<{ match: (message: Json) => boolean; resolve: (m: Json) => void }> = []
+  ws.on('message', (data) => {
+    const message = JSON.parse(data.toString())
+    received.push(message)
+    for (const waiter of [...waiters]) {
+      if (!waiter.match(message)) continue
+      waiters.splice(waiters.indexOf(waiter), 1)
+      waiter.resolve(message)
+    }
+  })
+  const next = (match: (message: Json) => boolean, what: string): Promise<Json> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${what} did not come within 5 s`)), 5_000)
+      waiters.push({
+        match,
+        resolve: (message) => {
+          clearTimeout(timer)
+          resolve(message)
+        },
+      })
+    })
+  return { ws, received, next }
+}
+
+/** A socket subscribed to both markets' books. */
+async function watchBooks() {
+  const watcher = await openSocket()
+  const subscribed = watcher.next((m) => m.event === 'subscribed', 'subscribed')
+  watcher.ws.send(
+    JSON.stringify({
+      action: 'subscribe',
+      channels: [{ name: 'book', markets: ['BTC-EUR', 'ETH-EUR'] }],
+    }),
+  )
+  await subscribed
+  return watcher
+}
+
+describe('the leading edge of a book batch', () => {
+  it('publishes a quiet market’s change at once, and its next changes with the timer', async () => {
+    const watcher = await watchBooks()
+    const orderer = await openSocket()
+    const authenticated = orderer.next((m) => m.event === 'authenticate', 'authentication')
+    orderer.ws.send(JSON.stringify(authenticateRequest(trader)))
+    expect(await authenticated).toMatchObject({ authenticated: true })
+    let requestId = 0
+    const buy = (market: string, price: string) => {
+      requestId += 1
+      const id = requestId
+      const reply = orderer.next((m) => m.requestId === id, `the reply to order ${id}`)
+      orderer.ws.send(
+        JSON.stringify({
+          action: 'privateCreateOrder',
+          requestId: id,
+          market,
+          side: 'buy',
+          orderType: 'limit',
+          amount: '0.01',
+          price,
+          operatorId: 1,
+        }),
+      )
+      return reply
+    }
+    const snapshot = (market: string) => {
+      const reply = orderer.next(
+        (m) => m.action === 'getBook' && m.response?.market === market,
+        'a book',
+      )
+      orderer.ws.send(JSON.stringify({ action: 'getBook', market }))
+      return reply
+    }
+    const before = (await snapshot('BTC-EUR')).response.nonce
+
+    // The first change of a quiet market: published now, not a minute from now.
+    const first = watcher.next((m) => m.event === 'book' && m.market === 'BTC-EUR', 'a book event')
+    expect((await buy('BTC-EUR', '1001')).response).toMatchObject({ status: 'new' })
+    expect(await first).toMatchObject({
+      market: 'BTC-EUR',
+      nonce: before + 1,
+      bids: [['1001', '0.01000000']],
+      asks: [],
+    })
+
+    // Its next change waits for the timer; another quiet market's first change does not. The
+    // watcher gets ETH-EUR's event, and none for BTC-EUR's second order before it.
+    expect((await buy('BTC-EUR', '1002')).response).toMatchObject({ status: 'new' })
+    const other = watcher.next(
+      (m) => m.event === 'book' && m.market === 'ETH-EUR',
+      'an ETH book event',
+    )
+    await buy('ETH-EUR', '501')
+    const otherEvent = await other
+    expect(otherEvent.bids).toHaveLength(1)
+    expect(Number(otherEvent.bids[0][0])).toBe(501)
+    const btcEvents = watcher.received.filter((m) => m.event === 'book' && m.market === 'BTC-EUR')
+    expect(btcEvents).toHaveLength(1)
+    watcher.ws.close()
+    orderer.ws.close()
+  })
+
+  it('publishes everything one task applies to a quiet market as one event', async () => {
+    const watcher = await watchBooks()
+    // As the simulator re-quotes a market: several commands submitted in one go, without
+    // waiting between them (BTC-EUR's prices are whole euros, its amounts 10^-8 BTC).
+    const place = (market: string, price: number) => {
+      const timestamp = Date.now()
+      return server.service.submit({
+        type: 'placeOrder',
+        timestamp,
+        market,
+        orderId: newOrderId(timestamp),
+        accountId: trader.accountId,
+        side: 'buy',
+        orderType: 'limit',
+        amount: 1_000_000,
+        price,
+        makerFeePpm: 0,
+        takerFeePpm: 0,
+      })
+    }
+    const event = watcher.next((m) => m.event === 'book' && m.market === 'BTC-EUR', 'a book event')
+    const placed = await Promise.all([place('BTC-EUR', 2001), place('BTC-EUR', 2002)])
+    expect(placed.every((outcome) => outcome.ok)).toBe(true)
+    expect(await event).toMatchObject({
+      bids: [
+        ['2002', '0.01000000'],
+        ['2001', '0.01000000'],
+      ],
+      asks: [],
+    })
+    // Nothing more for BTC-EUR: by the time ETH-EUR's first change arrives, one event in all.
+    const other = watcher.next(
+      (m) => m.event === 'book' && m.market === 'ETH-EUR',
+      'an ETH book event',
+    )
+    expect((await place('ETH-EUR', 50_100)).ok).toBe(true)
+    await other
+    expect(
+      watcher.received.filter((m) => m.event === 'book' && m.market === 'BTC-EUR'),
+    ).toHaveLength(1)
+    watcher.ws.close()
+  })
+})
