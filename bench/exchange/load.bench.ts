@@ -335,9 +335,13 @@ try {
   // publication. Which fills an event is the first to show is settled after the run: a fill is
   // known from its order's reply, which may reach the generator after the event (a quiet
   // market's event leaves in the same turn as the reply).
-  const bookEvents = new Map<string, Map<number, { timestamp: number; delaysMs: number[] }>>(
-    marketIds.map((market) => [market, new Map()]),
-  )
+  // (Deliveries are counted by delay, so that thousands of subscribers cost a few hundred
+  // entries an event. Timestamps are whole milliseconds: a fill in the same millisecond as the
+  // flush before it, but applied after it, counts as shown by that flush, and is not measured.)
+  const bookEvents = new Map<
+    string,
+    Map<number, { timestamp: number; deliveriesByDelayMs: Map<number, number> }>
+  >(marketIds.map((market) => [market, new Map()]))
   const subscribers: WebSocket[] = []
   for (let index = 0; index < subscriberCount; index += 1) {
     const socket = await openSocket(url)
@@ -363,10 +367,12 @@ try {
       if (events === undefined) return
       let event = events.get(nonce)
       if (event === undefined) {
-        event = { timestamp, delaysMs: [] }
+        event = { timestamp, deliveriesByDelayMs: new Map() }
         events.set(nonce, event)
       }
-      event.delaysMs.push(delayMs)
+      if (timestamp < measureFromWallMs) return
+      const deliveries = event.deliveriesByDelayMs
+      deliveries.set(delayMs, (deliveries.get(delayMs) ?? 0) + 1)
     })
     // As a market-data client does: the book and the 24-hour ticker of each market it shows.
     socket.send(
@@ -591,8 +597,8 @@ try {
       }
       const oldest = fills[low]
       if (oldest === undefined || oldest > event.timestamp || oldest < measureFromWallMs) continue
-      for (const delayMs of event.delaysMs)
-        bookDelayMs.recordValue(Math.max(1, delayMs + event.timestamp - oldest))
+      for (const [delayMs, count] of event.deliveriesByDelayMs)
+        bookDelayMs.recordValueWithCount(Math.max(1, delayMs + event.timestamp - oldest), count)
     }
   }
   console.log(

@@ -2,8 +2,8 @@
 // to the WebSocket connections that subscribed to them. Each message is serialised and framed
 // once and the same bytes go to every subscriber. Book changes are conflated: a timer flushes each touched
 // market about every 100 ms as one `book` event whose nonce is the previous one + 1. A market
-// that has been quiet for a whole interval is flushed at once instead, in the same journal commit
-// as the change (the leading edge of its window): on most of the 200 markets a change is the
+// that has been quiet for a whole interval is flushed at once instead, normally in the same
+// journal commit as the change (the leading edge of its window): on most of the 200 markets a change is the
 // only one for seconds, and waiting for the timer would only delay it. Its later changes wait
 // for the timer, at least half an interval after it, so a market still gets about ten events a
 // second at most. A flush a second also pushes the changed 24-hour tickers, once the books'
@@ -194,8 +194,9 @@ export class MarketDataHub {
 
   /**
    * Files the markets whose books a command just changed: one quiet for a whole interval is
-   * flushed once the task that changed it ends (so that everything the task applies goes into
-   * the one event), the others wait for the timer.
+   * flushed at the next microtask checkpoint (so that everything applied until then goes into
+   * the one event, and the flush normally into the same journal commit), the others wait for
+   * the timer.
    */
   #noteChanges(events: readonly EngineEvent[]): void {
     for (const event of events) {
@@ -216,12 +217,16 @@ export class MarketDataHub {
 
   #flushLeading(): void {
     const now = performance.now()
-    for (const market of this.#leading) {
-      this.#flushedAt.set(market, now)
+    // Taken out first: a submit below may apply other commands before its own (the cancels of
+    // an expired cancel-on-disconnect countdown), and a change they make to a market still
+    // listed here must find it flushed just now and wait for the timer, not be passed over.
+    const markets = [...this.#leading]
+    this.#leading.clear()
+    for (const market of markets) this.#flushedAt.set(market, now)
+    for (const market of markets) {
       // A refusal here means the exchange has halted, which the service reports itself.
       this.#service.submit({ type: 'flushBook', timestamp: this.#nowMs(), market }).catch(() => {})
     }
-    this.#leading.clear()
   }
 
   publish(events: readonly EngineEvent[]): void {

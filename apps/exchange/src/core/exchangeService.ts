@@ -133,7 +133,7 @@ export class ExchangeService {
     this.#listeners.push(listener)
   }
 
-  /** Called for every submitted command once it is applied, before it is durable (metrics; the order archive). */
+  /** Called for every submitted command once it is applied, before it is durable (metrics; the order archive; book flushes). */
   onOutcome(listener: OutcomeListener): void {
     this.#outcomeListeners.push(listener)
   }
