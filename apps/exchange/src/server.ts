@@ -115,6 +115,8 @@ export type ServerOptions = {
   fanOutNextTurn?: (run: () => void) => void
   /** How often touched books are flushed; default about every 100 ms (tests make it long). */
   bookFlushIntervalMs?: number
+  /** Most subscribers of a book whose change after a quiet interval is flushed at once. */
+  leadingFlushSubscribersMax?: number
 }
 
 export async function createExchangeServer(
@@ -244,7 +246,10 @@ export async function createExchangeServer(
     service,
     (asset) => decimalsBySymbol.get(asset) ?? 8,
     () => clock.nowMs(),
-    { bookFlushIntervalMs: options.bookFlushIntervalMs },
+    {
+      bookFlushIntervalMs: options.bookFlushIntervalMs,
+      leadingFlushSubscribersMax: options.leadingFlushSubscribersMax,
+    },
   )
 
   const app = Fastify({

@@ -1,7 +1,8 @@
 // A market whose book has been quiet for a whole batch interval publishes its next change at
 // once, in the same journal commit, instead of at the next tick of the batch timer; its later
-// changes wait for the timer. Here the timer's interval is a minute, so within a test only the
-// leading edge can publish anything.
+// changes wait for the timer, and so do the changes of a book with more subscribers than a
+// leading flush may have (here one). The timer's interval is a minute, so within a test only
+// the leading edge can publish anything.
 import { randomBytes } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
@@ -23,6 +24,7 @@ beforeEach(async () => {
   const config = { ...defaultConfig, port: 0, logLevel: 'silent' as const, dataDir: undefined }
   server = await createExchangeServer(config, testListing, undefined, {
     bookFlushIntervalMs: 60_000,
+    leadingFlushSubscribersMax: 1,
   })
   wsUrl = `${(await server.listen()).replace('http', 'ws')}/v2`
   trader = await createTrader(server, `leading-${randomBytes(4).toString('hex')}@example.com`, {
@@ -72,6 +74,27 @@ async function watchBooks() {
   )
   await subscribed
   return watcher
+}
+
+/**
+ * A limit buy of 0.01 straight to the exchange service, as the simulator places its quotes
+ * (BTC-EUR's prices are whole euros, its amounts 10^-8 BTC; ETH-EUR's cents and 10^-6 ETH).
+ */
+function place(market: string, price: number) {
+  const timestamp = Date.now()
+  return server.service.submit({
+    type: 'placeOrder',
+    timestamp,
+    market,
+    orderId: newOrderId(timestamp),
+    accountId: trader.accountId,
+    side: 'buy',
+    orderType: 'limit',
+    amount: market === 'BTC-EUR' ? 1_000_000 : 10_000,
+    price,
+    makerFeePpm: 0,
+    takerFeePpm: 0,
+  })
 }
 
 describe('the leading edge of a book batch', () => {
@@ -140,23 +163,7 @@ describe('the leading edge of a book batch', () => {
   it('publishes everything one task applies to a quiet market as one event', async () => {
     const watcher = await watchBooks()
     // As the simulator re-quotes a market: several commands submitted in one go, without
-    // waiting between them (BTC-EUR's prices are whole euros, its amounts 10^-8 BTC).
-    const place = (market: string, price: number) => {
-      const timestamp = Date.now()
-      return server.service.submit({
-        type: 'placeOrder',
-        timestamp,
-        market,
-        orderId: newOrderId(timestamp),
-        accountId: trader.accountId,
-        side: 'buy',
-        orderType: 'limit',
-        amount: 1_000_000,
-        price,
-        makerFeePpm: 0,
-        takerFeePpm: 0,
-      })
-    }
+    // waiting between them.
     const event = watcher.next((m) => m.event === 'book' && m.market === 'BTC-EUR', 'a book event')
     const placed = await Promise.all([place('BTC-EUR', 2001), place('BTC-EUR', 2002)])
     expect(placed.every((outcome) => outcome.ok)).toBe(true)
@@ -178,5 +185,29 @@ describe('the leading edge of a book batch', () => {
       watcher.received.filter((m) => m.event === 'book' && m.market === 'BTC-EUR'),
     ).toHaveLength(1)
     watcher.ws.close()
+  })
+
+  it('leaves a book with more subscribers than a leading flush may have to the timer', async () => {
+    const watcher = await watchBooks()
+    const second = await openSocket()
+    const subscribed = second.next((m) => m.event === 'subscribed', 'subscribed')
+    second.ws.send(
+      JSON.stringify({ action: 'subscribe', channels: [{ name: 'book', markets: ['BTC-EUR'] }] }),
+    )
+    await subscribed
+    // BTC-EUR has two subscribers now, ETH-EUR one: only ETH-EUR's change is published at once.
+    expect((await place('BTC-EUR', 3001)).ok).toBe(true)
+    const other = watcher.next(
+      (m) => m.event === 'book' && m.market === 'ETH-EUR',
+      'an ETH book event',
+    )
+    expect((await place('ETH-EUR', 50_200)).ok).toBe(true)
+    await other
+    for (const socket of [watcher, second])
+      expect(socket.received.filter((m) => m.event === 'book' && m.market === 'BTC-EUR')).toEqual(
+        [],
+      )
+    watcher.ws.close()
+    second.ws.close()
   })
 })

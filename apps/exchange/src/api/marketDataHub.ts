@@ -3,12 +3,18 @@
 // once and the same bytes go to every subscriber. Book changes are conflated: a timer flushes each touched
 // market about every 100 ms as one `book` event whose nonce is the previous one + 1. A market
 // that has been quiet for a whole interval is flushed at once instead, normally in the same
-// journal commit as the change (the leading edge of its window): on most of the 200 markets a change is the
-// only one for seconds, and waiting for the timer would only delay it. Its later changes wait
-// for the timer, at least half an interval after it, so a market still gets about ten events a
-// second at most. A flush a second also pushes the changed 24-hour tickers, once the books'
-// flush is durable and published, so that a subscriber to both gets them in the same write as
-// its book events: one system call a second fewer for each such connection.
+// journal commit as the change (the leading edge of its window): on most of the 200 markets a
+// change is the only one for a while, and waiting for the timer would only delay it. Its later
+// changes wait for the timer, at least half an interval after it. A book with more subscribers
+// than one slice of a fan-out (1,000) stays with the timer: its broadcast is a round of writes
+// that takes several turns, and the timer publishes all the touched books together, in one
+// write to a subscriber of several. (A leading edge for every market was measured worse with
+// 10,000 subscribers to five busy books: the load generator's pauses left each book quiet now
+// and then, its next change went out in a fan-out of its own, and fill → delta p99 rose from
+// 1.3-1.6 s to 1.5-2.7 s over five interleaved pairs of runs.) A flush
+// a second also pushes the changed 24-hour tickers, once the books' flush is durable and
+// published, so that a subscriber to both gets them in the same write as its book events: one
+// system call a second fewer for each such connection.
 import { type EngineEvent, formatAmount, formatPrice, type MarketSpec } from '@polder/engine'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import { candleIntervals } from '../core/marketStats.ts'
@@ -23,6 +29,8 @@ import {
 import { frameText, type WsConnection } from './wsConnection.ts'
 
 export const bookFlushIntervalMs = 100
+/** Most subscribers a book may have for its change after a quiet interval to be flushed at once. */
+export const leadingFlushSubscribersMax = 1_000
 /** How often changed 24-hour tickers are pushed (protocol: about once a second). */
 export const ticker24hIntervalMs = 1_000
 
@@ -39,6 +47,7 @@ export class MarketDataHub {
   /** When each market was last flushed (performance.now()). */
   readonly #flushedAt = new Map<string, number>()
   readonly #intervalMs: number
+  readonly #leadingSubscribersMax: number
   readonly #tickerChanged = new Set<string>()
   /** When the 24-hour tickers were last pushed (performance.now(): the cadence, not a timestamp). */
   #tickersPushedAt = 0
@@ -51,12 +60,13 @@ export class MarketDataHub {
     service: ExchangeService,
     decimalsOf: (asset: string) => number,
     nowMs: () => number,
-    options: { bookFlushIntervalMs?: number } = {},
+    options: { bookFlushIntervalMs?: number; leadingFlushSubscribersMax?: number } = {},
   ) {
     this.#service = service
     this.#decimalsOf = decimalsOf
     this.#nowMs = nowMs
     this.#intervalMs = options.bookFlushIntervalMs ?? bookFlushIntervalMs
+    this.#leadingSubscribersMax = options.leadingFlushSubscribersMax ?? leadingFlushSubscribersMax
     // As each command is applied, before it is durable: a flush submitted now is applied after
     // it and journaled in the same commit, so its book event is published with the change.
     service.onOutcome((_command, outcome) => {
@@ -193,20 +203,21 @@ export class MarketDataHub {
   }
 
   /**
-   * Files the markets whose books a command just changed: one quiet for a whole interval is
-   * flushed at the next microtask checkpoint (so that everything applied until then goes into
-   * the one event, and the flush normally into the same journal commit), the others wait for
-   * the timer.
+   * Files the markets whose books a command just changed: one quiet for a whole interval, with
+   * at most `leadingFlushSubscribersMax` subscribers to its book, is flushed at the next
+   * microtask checkpoint (so that everything applied until then goes into the one event, and
+   * the flush normally into the same journal commit), the others wait for the timer.
    */
   #noteChanges(events: readonly EngineEvent[]): void {
     for (const event of events) {
       if (event.type !== 'order') continue
       const market = event.market
       if (this.#touched.has(market) || this.#leading.has(market)) continue
-      const quiet =
+      const atOnce =
         this.#timer !== undefined &&
-        performance.now() - (this.#flushedAt.get(market) ?? -Infinity) >= this.#intervalMs
-      if (!quiet) {
+        performance.now() - (this.#flushedAt.get(market) ?? -Infinity) >= this.#intervalMs &&
+        (this.#byTopic.get(`book ${market}`)?.size ?? 0) <= this.#leadingSubscribersMax
+      if (!atOnce) {
         this.#touched.add(market)
         continue
       }
