@@ -16,7 +16,7 @@
 // published, so that a subscriber to both gets them in the same write as its book events: one
 // system call a second fewer for each such connection.
 import { type EngineEvent, formatAmount, formatPrice, type MarketSpec } from '@polder/engine'
-import type { ExchangeService } from '../core/exchangeService.ts'
+import { ExchangeHaltedError, type ExchangeService } from '../core/exchangeService.ts'
 import { candleIntervals } from '../core/marketStats.ts'
 import {
   candleToWire,
@@ -124,7 +124,12 @@ export class MarketDataHub {
   }
 
   start(): void {
-    this.#timer ??= setInterval(() => void this.#tick(), this.#intervalMs)
+    this.#timer ??= setInterval(() => {
+      // A halted exchange refuses the flushes, and the service has reported why already.
+      this.#tick().catch((error) => {
+        if (!(error instanceof ExchangeHaltedError)) throw error
+      })
+    }, this.#intervalMs)
   }
 
   stop(): void {
@@ -235,8 +240,12 @@ export class MarketDataHub {
     this.#leading.clear()
     for (const market of markets) this.#flushedAt.set(market, now)
     for (const market of markets) {
-      // A refusal here means the exchange has halted, which the service reports itself.
-      this.#service.submit({ type: 'flushBook', timestamp: this.#nowMs(), market }).catch(() => {})
+      this.#service
+        .submit({ type: 'flushBook', timestamp: this.#nowMs(), market })
+        .catch((error) => {
+          // As in start(): only a halt is expected here, and the service has reported it.
+          if (!(error instanceof ExchangeHaltedError)) throw error
+        })
     }
   }
 
