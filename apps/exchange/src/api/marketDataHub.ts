@@ -1,20 +1,19 @@
-// Publishes engine events (only once durable: the service calls us after the journal commit)
-// to the WebSocket connections that subscribed to them. Each message is serialised and framed
-// once and the same bytes go to every subscriber. Book changes are conflated: a timer flushes each touched
-// market about every 100 ms as one `book` event whose nonce is the previous one + 1. A market
-// that has been quiet for a whole interval is flushed at once instead, normally in the same
-// journal commit as the change (the leading edge of its window): on most of the 200 markets a
-// change is the only one for a while, and waiting for the timer would only delay it. Its later
-// changes wait for the timer, at least half an interval after it. A book with more subscribers
-// than one slice of a fan-out (1,000) stays with the timer: its broadcast is a round of writes
-// that takes several turns, and the timer publishes all the touched books together, in one
-// write to a subscriber of several. (A leading edge for every market was measured worse with
-// 10,000 subscribers to five busy books: the load generator's pauses left each book quiet now
-// and then, its next change went out in a fan-out of its own, and fill → delta p99 rose from
-// 1.3-1.6 s to 1.5-2.7 s over five interleaved pairs of runs.) A flush
-// a second also pushes the changed 24-hour tickers, once the books' flush is durable and
-// published, so that a subscriber to both gets them in the same write as its book events: one
-// system call a second fewer for each such connection.
+// Publishes engine events (only once durable: the service calls us after the journal commit) to the
+// WebSocket connections that subscribed to them. Each message is serialised and framed once and the
+// same bytes go to every subscriber. Book changes are conflated: a timer flushes each touched
+// market about every 100 ms as one `book` event whose nonce is the previous one + 1. A market that
+// has been quiet for a whole interval is flushed at once instead, normally in the same journal
+// commit as the change (the leading edge of its window): on most of the 200 markets a change is the
+// only one for a while, and waiting for the timer would only delay it. Its later changes wait for
+// the timer, at least half an interval after it. A book with more subscribers than one slice of a
+// fan-out (1,000) stays with the timer: its broadcast is a round of writes that takes several
+// turns, and the timer publishes all the touched books together, in one write to a subscriber of
+// several. (A leading edge for every market was measured worse with 10,000 subscribers to five busy
+// books: the load generator's pauses left each book quiet now and then, its next change went out in
+// a fan-out of its own, and fill → delta p99 rose from 1.3-1.6 s to 1.5-2.7 s over five interleaved
+// pairs of runs.) A flush a second also pushes the changed 24-hour tickers, once the books' flush
+// is durable and published, so that a subscriber to both gets them in the same write as its book
+// events: one system call a second fewer for each such connection.
 import { type EngineEvent, formatAmount, formatPrice, type MarketSpec } from '@polder/engine'
 import { ExchangeHaltedError, type ExchangeService } from '../core/exchangeService.ts'
 import { candleIntervals } from '../core/marketStats.ts'
@@ -42,7 +41,7 @@ export class MarketDataHub {
   readonly #service: ExchangeService
   /** Markets whose book changed since their last flush, for the timer. */
   readonly #touched = new Set<string>()
-  /** Quiet markets whose first change is flushed at the end of this task (the leading edge). */
+  /** Quiet markets whose change is flushed at the next microtask checkpoint (the leading edge). */
   readonly #leading = new Set<string>()
   /** When each market was last flushed (performance.now()). */
   readonly #flushedAt = new Map<string, number>()
