@@ -85,6 +85,27 @@ export function watchFanOut(metrics: ExchangeMetrics, queue: { readonly waiting:
   })
 }
 
+/**
+ * Book flushes by what set them off: the leading edge of a quiet market's batch, or the 100 ms
+ * timer. A busy market with many subscribers should show almost only the timer's.
+ */
+export function watchBookFlushes(
+  metrics: ExchangeMetrics,
+  hub: { readonly flushes: { readonly leading: number; readonly timer: number } },
+): void {
+  new Counter({
+    name: 'polder_book_flushes_total',
+    help: 'Books flushed (one book event each, when anything changed): at the leading edge of a batch, or by the timer.',
+    labelNames: ['edge'],
+    registers: [metrics.registry],
+    collect() {
+      this.reset()
+      this.inc({ edge: 'leading' }, hub.flushes.leading)
+      this.inc({ edge: 'timer' }, hub.flushes.timer)
+    },
+  })
+}
+
 /** The journal's records and commits: records per commit is what group commit gains. */
 export function watchJournal(
   metrics: ExchangeMetrics,

@@ -32,7 +32,13 @@ import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
 import { recentTradesPerMarketMax } from './core/orderHistory.ts'
 import { PeriodicTask } from './core/periodicTask.ts'
 import { defaultRateLimitConfig, RateLimiter, rateLimitHeaders } from './limits/rateLimiter.ts'
-import { createMetrics, watchArchives, watchFanOut, watchJournal } from './metrics.ts'
+import {
+  createMetrics,
+  watchArchives,
+  watchBookFlushes,
+  watchFanOut,
+  watchJournal,
+} from './metrics.ts'
 import { type PaymentProvider, SandboxPaymentProvider } from './payments/paymentProvider.ts'
 import { PaymentService } from './payments/paymentService.ts'
 import { SavingsScheduler } from './savings/scheduler.ts'
@@ -400,6 +406,7 @@ export async function createExchangeServer(
     options.fanOutNextTurn,
   )
   watchFanOut(metrics, fanOut)
+  watchBookFlushes(metrics, hub)
   const wsDeps = {
     fanOut,
     actions,

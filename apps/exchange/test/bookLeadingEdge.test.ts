@@ -16,6 +16,7 @@ import { authenticateRequest, createTrader, type Trader } from './fixtures/trade
 type Json = any
 
 let server: ExchangeServer
+let baseUrl: string
 let wsUrl: string
 let trader: Trader
 
@@ -26,7 +27,8 @@ beforeEach(async () => {
     bookFlushIntervalMs: 60_000,
     leadingFlushSubscribersMax: 1,
   })
-  wsUrl = `${(await server.listen()).replace('http', 'ws')}/v2`
+  baseUrl = await server.listen()
+  wsUrl = `${baseUrl.replace('http', 'ws')}/v2`
   trader = await createTrader(server, `leading-${randomBytes(4).toString('hex')}@example.com`, {
     EUR: '1000000',
   })
@@ -60,6 +62,16 @@ async function openSocket() {
       })
     })
   return { ws, received, next }
+}
+
+/** `polder_book_flushes_total` on /metrics, by edge. */
+async function bookFlushes(): Promise<{ leading: number; timer: number }> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text()
+  const read = (edge: string) =>
+    Number(
+      new RegExp(`^polder_book_flushes_total\\{edge="${edge}"\\} (\\d+)$`, 'm').exec(text)?.[1],
+    )
+  return { leading: read('leading'), timer: read('timer') }
 }
 
 /** A socket subscribed to both markets' books. */
@@ -156,6 +168,8 @@ describe('the leading edge of a book batch', () => {
     expect(Number(otherEvent.bids[0][0])).toBe(501)
     const btcEvents = watcher.received.filter((m) => m.event === 'book' && m.market === 'BTC-EUR')
     expect(btcEvents).toHaveLength(1)
+    // /metrics counts the two leading flushes, and none of the timer's (due in a minute).
+    expect(await bookFlushes()).toEqual({ leading: 2, timer: 0 })
     watcher.ws.close()
     orderer.ws.close()
   })

@@ -47,6 +47,8 @@ export class MarketDataHub {
   readonly #flushedAt = new Map<string, number>()
   readonly #intervalMs: number
   readonly #leadingSubscribersMax: number
+  /** Books flushed so far: at the leading edge of a batch, and by the timer (for /metrics). */
+  readonly flushes = { leading: 0, timer: 0 }
   readonly #tickerChanged = new Set<string>()
   /** When the 24-hour tickers were last pushed (performance.now(): the cadence, not a timestamp). */
   #tickersPushedAt = 0
@@ -195,6 +197,7 @@ export class MarketDataHub {
       this.#touched.delete(market)
       this.#flushedAt.set(market, now)
     }
+    this.flushes.timer += markets.length
     try {
       await Promise.all(
         markets.map((market) =>
@@ -238,6 +241,7 @@ export class MarketDataHub {
     const markets = [...this.#leading]
     this.#leading.clear()
     for (const market of markets) this.#flushedAt.set(market, now)
+    this.flushes.leading += markets.length
     for (const market of markets) {
       this.#service
         .submit({ type: 'flushBook', timestamp: this.#nowMs(), market })
