@@ -17,12 +17,9 @@ import type { FillEvent, Side } from '@polder/engine'
 import type { StorageLocation } from './openStorage.ts'
 import {
   type ArchiveWindow,
-  closeSqliteArchiveFile,
   insertIgnoringDuplicates,
-  insertInSqliteTransaction,
-  openSqliteArchiveFile,
   ProjectionArchive,
-  type SqliteArchiveFile,
+  SqliteArchiveFile,
 } from './projectionArchive.ts'
 import type { SqlDriver } from './sqlDriver.ts'
 
@@ -142,7 +139,6 @@ export abstract class FillArchive extends ProjectionArchive<FillEvent, FillParti
 export class SqliteFillArchive extends FillArchive {
   readonly kind = 'sqlite'
   readonly #db: DatabaseSync
-  readonly #insert: StatementSync
   readonly #select: StatementSync
   readonly #newest: StatementSync
   readonly #atOrAfter: StatementSync
@@ -151,7 +147,7 @@ export class SqliteFillArchive extends FillArchive {
 
   constructor(path: string | undefined) {
     super()
-    this.#file = openSqliteArchiveFile(
+    this.#file = new SqliteArchiveFile(
       path,
       `create table if not exists account_fills (
         account_id integer not null,
@@ -171,11 +167,6 @@ export class SqliteFillArchive extends FillArchive {
       ) strict, without rowid;`,
     )
     this.#db = this.#file.db
-    // A fill already written (a catch-up after a crash) is the same fill: kept as it is.
-    this.#insert = this.#db.prepare(
-      `insert or ignore into account_fills (${columns})
-       values (${Array.from({ length: columnCount }, () => '?').join(', ')})`,
-    )
     // No index by time (a second index spread by account doubled the cost of a write): a time
     // window is turned into ids by a binary search down the primary key (`#idBounds`).
     this.#select = this.#db.prepare(
@@ -199,8 +190,12 @@ export class SqliteFillArchive extends FillArchive {
   }
 
   protected async insert(fills: readonly FillEvent[]): Promise<void> {
-    const rows = fills.map((fill) => valuesOf(fill, fill.taker ? 1 : 0))
-    insertInSqliteTransaction(this.#db, this.#insert, rows)
+    // A fill already written (a catch-up after a crash) is the same fill: kept as it is.
+    await this.#file.insertAll(
+      `insert or ignore into account_fills (${columns})
+       values (${Array.from({ length: columnCount }, () => '?').join(', ')})`,
+      fills.map((fill) => valuesOf(fill, fill.taker ? 1 : 0)),
+    )
   }
 
   protected async select(partition: FillPartition, window: ArchiveWindow): Promise<FillEvent[]> {
@@ -255,7 +250,7 @@ export class SqliteFillArchive extends FillArchive {
   }
 
   protected closeStore(): Promise<void> {
-    return closeSqliteArchiveFile(this.#file)
+    return this.#file.close()
   }
 }
 

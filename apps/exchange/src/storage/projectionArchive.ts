@@ -17,9 +17,9 @@
 // one their ids rise with time: a listing is a window of one partition, newest first.
 
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
-import type { Worker } from 'node:worker_threads'
-import { startCheckpointer, stopCheckpointer } from './journalBackends.ts'
 import type { SqlDriver, SqlParam } from './sqlDriver.ts'
+import { SqliteThread } from './sqliteThread.ts'
+import type { SqliteValue } from './sqliteWorker.ts'
 
 /** Inclusive bounds of a listing, newest first, at most `limit`. */
 export type ArchiveWindow = {
@@ -299,43 +299,64 @@ export abstract class ProjectionArchive<Event, Partition> extends BatchedArchive
   }
 }
 
-/** An archive's SQLite file: its connection and the thread that checkpoints it. */
-export type SqliteArchiveFile = { db: DatabaseSync; checkpointer: Worker | undefined }
-
 /**
- * Opens an archive's SQLite file (in memory when `path` is undefined) in WAL mode, runs `schema`,
- * and checkpoints it on a thread of its own (the only step that waits for the disk), as the
- * journal's.
+ * An archive's SQLite file (in memory when `path` is undefined), in WAL mode. A file is read on
+ * the event loop and written on a thread of its own (`SqliteThread`), which checkpoints it too:
+ * the first write after a checkpoint has caught up starts the log over, and SQLite then syncs the
+ * log's new header, which on a slow disk held the event loop for 42-350 ms when the writes were
+ * made here (`perf trace`, 2026-11-27; see the README's fourteenth machine). The event loop's
+ * connection only reads after it has made the schema, so it never starts the log over. In memory
+ * the two must be one connection, on the event loop.
  */
-export function openSqliteArchiveFile(path: string | undefined, schema: string): SqliteArchiveFile {
-  const db = new DatabaseSync(path ?? ':memory:')
-  db.exec(`
-    pragma journal_mode = wal;
-    pragma synchronous = normal;
-    pragma wal_autocheckpoint = ${path === undefined ? 1000 : 0};
-    ${schema}
-  `)
-  return { db, checkpointer: path === undefined ? undefined : startCheckpointer(path, 1_000) }
-}
+export class SqliteArchiveFile {
+  /** The event loop's connection: every read, and in memory every write. */
+  readonly db: DatabaseSync
+  readonly #writer: SqliteThread | undefined
+  readonly #statements = new Map<string, StatementSync>()
 
-export async function closeSqliteArchiveFile(file: SqliteArchiveFile): Promise<void> {
-  await stopCheckpointer(file.checkpointer)
-  if (file.db.isOpen) file.db.close()
-}
+  constructor(path: string | undefined, schema: string) {
+    this.db = new DatabaseSync(path ?? ':memory:')
+    this.db.exec(`
+      pragma journal_mode = wal;
+      pragma synchronous = normal;
+      pragma wal_autocheckpoint = ${path === undefined ? 1000 : 0};
+      ${schema}
+    `)
+    this.#writer = path === undefined ? undefined : new SqliteThread(path, schema)
+  }
 
-/** Runs `insert` once per row in one SQLite transaction: all the rows, or none of them. */
-export function insertInSqliteTransaction(
-  db: DatabaseSync,
-  insert: StatementSync,
-  rows: readonly (readonly SqlParam[])[],
-): void {
-  db.exec('begin')
-  try {
-    for (const row of rows) insert.run(...(row as (string | number | null)[]))
-    db.exec('commit')
-  } catch (error) {
-    if (db.isTransaction) db.exec('rollback')
-    throw error
+  /** Runs `sql` once per row, in one transaction: all the rows, or none of them. */
+  async insertAll(sql: string, rows: readonly (readonly SqliteValue[])[]): Promise<void> {
+    if (this.#writer !== undefined) return this.#writer.runMany(sql, rows, (row) => [...row])
+    const insert = this.#prepared(sql)
+    this.db.exec('begin')
+    try {
+      for (const row of rows) insert.run(...row)
+      this.db.exec('commit')
+    } catch (error) {
+      if (this.db.isTransaction) this.db.exec('rollback')
+      throw error
+    }
+  }
+
+  /** Runs one statement that writes; the number of rows it changed. */
+  async run(sql: string, params: readonly SqliteValue[]): Promise<number> {
+    if (this.#writer !== undefined) return this.#writer.run(sql, params)
+    return Number(this.#prepared(sql).run(...params).changes)
+  }
+
+  #prepared(sql: string): StatementSync {
+    let statement = this.#statements.get(sql)
+    if (statement === undefined) {
+      statement = this.db.prepare(sql)
+      this.#statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  async close(): Promise<void> {
+    await this.#writer?.close()
+    if (this.db.isOpen) this.db.close()
   }
 }
 

@@ -60,6 +60,12 @@ export class SqliteThread {
     return (await this.#live.send({ op: 'all', sql, params: [...params] })).rows as Row[]
   }
 
+  /** Runs one statement that writes, on its own; the number of rows it changed. */
+  async run(sql: string, params: readonly SqliteValue[]): Promise<number> {
+    const [result] = (await this.#live.send({ op: 'run', sql, params: [...params] })).rows
+    return (result as { changes: number }).changes
+  }
+
   /**
    * Runs one statement once per item's row, in one transaction: all the rows, or none of them.
    * Rows are made and sent `rowsPerMessage` at a time with the event loop running in between,

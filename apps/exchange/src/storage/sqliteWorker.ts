@@ -1,6 +1,8 @@
 // A SQLite file on a thread of its own (node:sqlite), for an archive whose writes would cost the
 // event loop too much: the order archive's rows are a kilobyte each with three indexes, some 20 to
-// 30 µs a row on the thread that runs them (bench/exchange/archives.bench.ts). Requests are
+// 30 µs a row on the thread that runs them (bench/exchange/archives.bench.ts); and the trade and
+// fill archives' writes, whose first after a checkpoint makes SQLite sync the log's new header,
+// tens to hundreds of milliseconds on a slow disk (projectionArchive.ts). Requests are
 // answered one at a time in the order they came. A transaction's rows come in several `append`
 // messages (each small to make and send for the server's thread) and end with `commit` or
 // `rollback`; a failed append is reported, and the transaction then only rolls back.
@@ -15,6 +17,7 @@ import type { WorkerReply as Reply } from './workerRequests.ts'
 export type SqliteValue = string | number | null
 export type SqliteWorkerCommand =
   | { op: 'all'; sql: string; params: SqliteValue[] }
+  | { op: 'run'; sql: string; params: SqliteValue[] }
   | { op: 'append'; sql: string; rows: SqliteValue[][] }
   | { op: 'commit' }
   | { op: 'rollback' }
@@ -65,6 +68,10 @@ const prepared = (sql: string): StatementSync => {
 
 function execute(command: SqliteWorkerCommand): object[] {
   if (command.op === 'all') return prepared(command.sql).all(...(command.params as SQLInputValue[]))
+  if (command.op === 'run') {
+    const result = prepared(command.sql).run(...(command.params as SQLInputValue[]))
+    return [{ changes: Number(result.changes) }]
+  }
   if (command.op === 'append') {
     const statement = prepared(command.sql)
     if (!db.isTransaction) db.exec('begin')

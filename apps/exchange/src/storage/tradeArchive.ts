@@ -16,12 +16,9 @@ import type { Side, TradeEvent } from '@polder/engine'
 import type { StorageLocation } from './openStorage.ts'
 import {
   type ArchiveWindow,
-  closeSqliteArchiveFile,
   insertIgnoringDuplicates,
-  insertInSqliteTransaction,
-  openSqliteArchiveFile,
   ProjectionArchive,
-  type SqliteArchiveFile,
+  SqliteArchiveFile,
 } from './projectionArchive.ts'
 import type { SqlDriver } from './sqlDriver.ts'
 
@@ -142,15 +139,13 @@ const columnsOf = (trade: TradeEvent) =>
 export class SqliteTradeArchive extends TradeArchive {
   readonly kind = 'sqlite'
   readonly #db: DatabaseSync
-  readonly #insert: StatementSync
   readonly #select: StatementSync
   readonly #newest: StatementSync
-  readonly #delete: StatementSync
   readonly #file: SqliteArchiveFile
 
   constructor(path: string | undefined) {
     super()
-    this.#file = openSqliteArchiveFile(
+    this.#file = new SqliteArchiveFile(
       path,
       `create table if not exists public_trades (
         market text not null,
@@ -164,10 +159,6 @@ export class SqliteTradeArchive extends TradeArchive {
       create index if not exists public_trades_by_time on public_trades (market, timestamp_ms);`,
     )
     this.#db = this.#file.db
-    // A trade already written (a catch-up after a crash) is the same trade: kept as it is.
-    this.#insert = this.#db.prepare(
-      `insert or ignore into public_trades (${selectColumns}) values (?, ?, ?, ?, ?, ?)`,
-    )
     // Trade ids rise with time in each market, so the time window is first turned into ids
     // (two steps down the time index), and the rows are then read by id: read by id alone, a
     // window far in the past walked every newer trade (28 ms behind 200,000 of them).
@@ -188,16 +179,14 @@ export class SqliteTradeArchive extends TradeArchive {
     this.#newest = this.#db.prepare(
       'select max(trade_id) as trade_id from public_trades where market = ?',
     )
-    this.#delete = this.#db.prepare(
-      `delete from public_trades where market = :market and trade_id in
-         (select trade_id from public_trades
-           where market = :market and timestamp_ms < :beforeMs and trade_id <= :throughId
-           limit :limit)`,
-    )
   }
 
   protected async insert(trades: readonly TradeEvent[]): Promise<void> {
-    insertInSqliteTransaction(this.#db, this.#insert, trades.map(columnsOf))
+    // A trade already written (a catch-up after a crash) is the same trade: kept as it is.
+    await this.#file.insertAll(
+      `insert or ignore into public_trades (${selectColumns}) values (?, ?, ?, ?, ?, ?)`,
+      trades.map(columnsOf),
+    )
   }
 
   protected async select(market: string, window: TradeWindow): Promise<TradeEvent[]> {
@@ -208,12 +197,18 @@ export class SqliteTradeArchive extends TradeArchive {
     return Number((this.#newest.get(market) as { trade_id: number | null }).trade_id ?? 0)
   }
 
-  protected async deleteOlder(step: PruneStep): Promise<number> {
-    return Number(this.#delete.run(step).changes)
+  protected deleteOlder(step: PruneStep): Promise<number> {
+    return this.#file.run(
+      `delete from public_trades where market = ?1 and trade_id in
+         (select trade_id from public_trades
+           where market = ?1 and timestamp_ms < ?2 and trade_id <= ?3
+           limit ?4)`,
+      [step.market, step.beforeMs, step.throughId, step.limit],
+    )
   }
 
   protected closeStore(): Promise<void> {
-    return closeSqliteArchiveFile(this.#file)
+    return this.#file.close()
   }
 }
 
