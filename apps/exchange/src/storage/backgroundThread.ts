@@ -1,4 +1,4 @@
-// The server's background threads (the journal's checkpoints, the order archive's writes) give
+// The server's background threads (the journal's checkpoints, the archives' writes) give
 // way to its event loop: each runs at a lower priority (nice 10 by default), so it gets a CPU when
 // the event loop does not want one, and does not take the loop's CPU when it wakes. Its work
 // comes in bursts (a 200 ms batch of closed orders is 5-15 ms of inserts, a checkpoint copies a

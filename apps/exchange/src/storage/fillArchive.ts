@@ -95,7 +95,8 @@ function valuesOf<Taker extends number | boolean>(fill: FillEvent, taker: Taker)
 const fillFlushIntervalMs = 1_000
 /**
  * Fills per transaction: a second's batch under heavy load is thousands, and one transaction of
- * them all would hold the event loop for tens of milliseconds; 1,000 hold it 3-6 ms.
+ * them all would hold the file's thread (the event loop, in memory) for tens of milliseconds;
+ * 1,000 hold it 3-6 ms.
  */
 const fillWriteRowsMax = 1_000
 

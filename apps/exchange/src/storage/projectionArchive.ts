@@ -354,9 +354,10 @@ export class SqliteArchiveFile {
     return statement
   }
 
+  /** Closes the event loop's connection first: the last to close checkpoints, on its thread. */
   async close(): Promise<void> {
-    await this.#writer?.close()
     if (this.db.isOpen) this.db.close()
+    await this.#writer?.close()
   }
 }
 

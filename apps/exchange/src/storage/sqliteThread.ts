@@ -12,6 +12,8 @@ export class SqliteThread {
   readonly #script: URL
   #requests: WorkerRequests<SqliteWorkerCommand, { rows: object[] }>
   #closing = false
+  /** The write in progress: writes go one at a time, so none lands inside another's transaction. */
+  #writing: Promise<unknown> = Promise.resolve()
 
   /**
    * Opens `path` (in memory when undefined) on a new thread and runs `schema` there. A thread
@@ -60,35 +62,48 @@ export class SqliteThread {
     return (await this.#live.send({ op: 'all', sql, params: [...params] })).rows as Row[]
   }
 
-  /** Runs one statement that writes, on its own; the number of rows it changed. */
-  async run(sql: string, params: readonly SqliteValue[]): Promise<number> {
-    const [result] = (await this.#live.send({ op: 'run', sql, params: [...params] })).rows
-    return (result as { changes: number }).changes
+  /** Runs one statement that writes, after the writes before it; the number of rows it changed. */
+  run(sql: string, params: readonly SqliteValue[]): Promise<number> {
+    return this.#afterWrites(async () => {
+      const [result] = (await this.#live.send({ op: 'run', sql, params: [...params] })).rows
+      return (result as { changes: number }).changes
+    })
+  }
+
+  #afterWrites<Result>(write: () => Promise<Result>): Promise<Result> {
+    const done = this.#writing.then(write, write)
+    this.#writing = done.catch(() => {})
+    return done
   }
 
   /**
    * Runs one statement once per item's row, in one transaction: all the rows, or none of them.
    * Rows are made and sent `rowsPerMessage` at a time with the event loop running in between,
-   * so a large transaction holds this thread a fraction of a millisecond at a time.
+   * so a large transaction holds this thread a fraction of a millisecond at a time. The whole
+   * transaction goes to one thread: if it dies part way, what is sent after fails too, and
+   * nothing is committed on the thread started in its place.
    */
-  async runMany<Item>(
+  runMany<Item>(
     sql: string,
     items: readonly Item[],
     rowOf: (item: Item) => SqliteValue[],
   ): Promise<void> {
-    const appended: Promise<unknown>[] = []
-    for (let from = 0; from < items.length; from += rowsPerMessage) {
-      if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve))
-      const rows = items.slice(from, from + rowsPerMessage).map(rowOf)
-      appended.push(this.#live.send({ op: 'append', sql, rows }))
-    }
-    try {
-      await Promise.all(appended)
-      await this.#live.send({ op: 'commit' })
-    } catch (error) {
-      await this.#live.send({ op: 'rollback' }).catch(() => {})
-      throw error
-    }
+    return this.#afterWrites(async () => {
+      const thread = this.#live
+      const appended: Promise<unknown>[] = []
+      for (let from = 0; from < items.length; from += rowsPerMessage) {
+        if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve))
+        const rows = items.slice(from, from + rowsPerMessage).map(rowOf)
+        appended.push(thread.send({ op: 'append', sql, rows }))
+      }
+      try {
+        await Promise.all(appended)
+        await thread.send({ op: 'commit' })
+      } catch (error) {
+        await thread.send({ op: 'rollback' }).catch(() => {})
+        throw error
+      }
+    })
   }
 
   async close(): Promise<void> {

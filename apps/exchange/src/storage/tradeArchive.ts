@@ -199,11 +199,11 @@ export class SqliteTradeArchive extends TradeArchive {
 
   protected deleteOlder(step: PruneStep): Promise<number> {
     return this.#file.run(
-      `delete from public_trades where market = ?1 and trade_id in
+      `delete from public_trades where market = ? and trade_id in
          (select trade_id from public_trades
-           where market = ?1 and timestamp_ms < ?2 and trade_id <= ?3
-           limit ?4)`,
-      [step.market, step.beforeMs, step.throughId, step.limit],
+           where market = ? and timestamp_ms < ? and trade_id <= ?
+           limit ?)`,
+      [step.market, step.market, step.beforeMs, step.throughId, step.limit],
     )
   }
 
