@@ -5,15 +5,12 @@
 // the leading edge can publish anything.
 import { randomBytes } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { WebSocket } from 'ws'
 import { defaultConfig } from '../src/config.ts'
 import { newOrderId } from '../src/core/orderIds.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { openRecordingSocket, readMetric } from './fixtures/recordingSocket.ts'
 import { testListing } from './fixtures/testListing.ts'
 import { authenticateRequest, createTrader, type Trader } from './fixtures/trader.ts'
-
-// biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
-type Json = any
 
 let server: ExchangeServer
 let baseUrl: string
@@ -35,43 +32,12 @@ beforeEach(async () => {
 })
 afterEach(() => server.close())
 
-/** A socket that keeps everything it receives, in order, and can wait for a message. */
-async function openSocket() {
-  const ws = new WebSocket(wsUrl)
-  await new Promise((resolve) => ws.once('open', resolve))
-  const received: Json[] = []
-  const waiters: Array<{ match: (message: Json) => boolean; resolve: (m: Json) => void }> = []
-  ws.on('message', (data) => {
-    const message = JSON.parse(data.toString())
-    received.push(message)
-    for (const waiter of [...waiters]) {
-      if (!waiter.match(message)) continue
-      waiters.splice(waiters.indexOf(waiter), 1)
-      waiter.resolve(message)
-    }
-  })
-  const next = (match: (message: Json) => boolean, what: string): Promise<Json> =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${what} did not come within 5 s`)), 5_000)
-      waiters.push({
-        match,
-        resolve: (message) => {
-          clearTimeout(timer)
-          resolve(message)
-        },
-      })
-    })
-  return { ws, received, next }
-}
+const openSocket = () => openRecordingSocket(wsUrl)
 
 /** `polder_book_flushes_total` on /metrics, by edge. */
 async function bookFlushes(): Promise<{ leading: number; timer: number }> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text()
-  const read = (edge: string) =>
-    Number(
-      new RegExp(`^polder_book_flushes_total\\{edge="${edge}"\\} (\\d+)$`, 'm').exec(text)?.[1],
-    )
-  return { leading: read('leading'), timer: read('timer') }
+  const read = (edge: string) => readMetric(baseUrl, `polder_book_flushes_total{edge="${edge}"}`)
+  return { leading: await read('leading'), timer: await read('timer') }
 }
 
 /** A socket subscribed to both markets' books. */

@@ -5,10 +5,10 @@
 // connection is sent after a broadcast (a reply) reaches it after that broadcast.
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { WebSocket } from 'ws'
 import { UncorkQueue, type WsConnection } from '../src/api/wsConnection.ts'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { openRecordingSocket, readMetric } from './fixtures/recordingSocket.ts'
 import { testListing } from './fixtures/testListing.ts'
 import { authenticateRequest, createTrader, type Trader } from './fixtures/trader.ts'
 
@@ -36,34 +36,10 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-/** A socket that keeps everything it receives, in order. */
-async function openSocket() {
-  const ws = new WebSocket(wsUrl)
-  await new Promise((resolve) => ws.once('open', resolve))
-  const received: Json[] = []
-  const listeners: Array<(message: Json) => void> = []
-  ws.on('message', (data) => {
-    const message = JSON.parse(data.toString())
-    received.push(message)
-    for (const listener of listeners) listener(message)
-  })
-  const next = (match: (message: Json) => boolean): Promise<Json> =>
-    new Promise((resolve) => {
-      const listener = (message: Json) => {
-        if (!match(message)) return
-        listeners.splice(listeners.indexOf(listener), 1)
-        resolve(message)
-      }
-      listeners.push(listener)
-    })
-  return { ws, received, next }
-}
+const openSocket = () => openRecordingSocket(wsUrl)
 
 /** `polder_websocket_fanout_waiting` on /metrics. */
-async function fanOutWaiting(): Promise<number> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text()
-  return Number(/^polder_websocket_fanout_waiting (\d+)$/m.exec(text)?.[1])
-}
+const fanOutWaiting = () => readMetric(baseUrl, 'polder_websocket_fanout_waiting')
 
 async function until(done: () => boolean, what: string): Promise<void> {
   for (const started = Date.now(); !done(); await new Promise((r) => setTimeout(r, 20)))
