@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=16
+#!/usr/bin/env -S node --max-semi-space-size=16 --wasm-wrapper-tiering-budget=2147483647
 // Command line of the exchange server. Documented in apps/exchange/README.md; keep it stable.
 //   serve [--host 127.0.0.1] [--port 8080] [--data ./data] [--log-level info]
 //   account create --server URL --data DIR --email E --password P [--eur AMOUNT] [--withdraw]

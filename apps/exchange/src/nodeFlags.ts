@@ -13,6 +13,21 @@
 // the clean-clone suite run that followed, `npm start` printed nothing for 120 s once (two other
 // runs passed). That was not traced to the flag, and it was not kept: see the README's Figures.
 //
+// `--wasm-wrapper-tiering-budget` at its largest (`wasmWrapperTierUpOff`): a call from
+// WebAssembly into JavaScript first goes through V8's generic wrapper, and after 1,000 calls
+// V8 compiles one for that import (`Runtime_TierUpWasmToJSWrapper`). PGlite, the embedded
+// database, calls its JavaScript imports (its file system) constantly: 31 such compilations a
+// database opened (counted with a gdb breakpoint on that function, 186 for six openings). In Node
+// 24.21 (V8 13.6) one of them crashed a process that had PGlite running on several threads: a
+// segmentation fault in `NativeModule::FreeCode`, from `WasmEngine::FreeDeadCode` at the end of
+// the compilation's `WasmCodeRefScope` (seen in a core dump of a vitest worker in
+// `apps/exchange/test/storage/storage.test.ts`, one run of the exchange's tests in three; the same
+// signal had stopped CI runs twice before, in `simulator.test.ts` and `halt.test.ts`). With the
+// budget out of reach the breakpoint is never hit, and PGlite ran as fast (six openings with 300
+// inserts each, five times: 22.7-22.8 s without the flag, 22.1-23.6 with it). The unit tests'
+// workers run with it too (vitest.config.ts).
+//
 // Where an import cannot reach, the flags are written out: both `exchange` package scripts and
 // the shebang of `main.ts` (test/nodeFlags.test.ts checks them). Change them together.
-export const serverNodeFlags: readonly string[] = ['--max-semi-space-size=16']
+export const wasmWrapperTierUpOff = '--wasm-wrapper-tiering-budget=2147483647'
+export const serverNodeFlags: readonly string[] = ['--max-semi-space-size=16', wasmWrapperTierUpOff]

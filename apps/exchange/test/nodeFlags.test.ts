@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { serverNodeFlags } from '../src/nodeFlags.ts'
+import { serverNodeFlags, wasmWrapperTierUpOff } from '../src/nodeFlags.ts'
 
 const app = join(import.meta.dirname, '..')
 const script = (packageJson: string) =>
@@ -17,5 +17,11 @@ describe('the server starts with the same Node.js flags however it is started', 
     expect(script(join(app, '../../package.json'))).toBe(`node ${flags} apps/exchange/src/main.ts`)
     const shebang = readFileSync(join(app, 'src/main.ts'), 'utf8').split('\n')[0]
     expect(shebang).toBe(`#!/usr/bin/env -S node ${flags}`)
+  })
+
+  it('the unit tests run with the flag that keeps V8 from compiling wasm-to-JS wrappers', () => {
+    // Their servers run PGlite in this process (vitest.config.ts passes it to every worker).
+    expect(process.execArgv).toContain(wasmWrapperTierUpOff)
+    expect(serverNodeFlags).toContain(wasmWrapperTierUpOff)
   })
 })
