@@ -340,8 +340,11 @@ export async function createExchangeServer(
     nowMs: () => clock.nowMs(),
   })
   // The spec's web API, savings plans and icons share the IP budget of the v2 API (1 point each).
+  // Judged by the route the request was matched to, which Fastify finds from the decoded path:
+  // `/%65xchange/…` reaches the same route as `/exchange/…`, and is charged as one.
   app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/exchange/')) return
+    const path = request.routeOptions.url ?? request.url
+    if (!path.startsWith('/exchange/') && !request.url.startsWith('/exchange/')) return
     const decision = rateLimiter.charge(`ip:${request.ip}`, 1, clock.nowMs())
     reply.headers(rateLimitHeaders(decision))
     if (!decision.allowed) {

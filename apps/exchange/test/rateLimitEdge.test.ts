@@ -68,5 +68,11 @@ describe('the web API shares the IP budget', () => {
     expect(response.status).toBe(429)
     expect(((await response.json()) as { errorCode: number }).errorCode).toBe(105)
     expect(response.headers.get('bitvavo-ratelimit-remaining')).toBe('0')
+    // A path spelt with percent-escapes reaches the same route, and is refused the same way.
+    for (const path of ['/%65xchange/proxy/v3/markets/data', '/%65xchange/staking/v1/assets']) {
+      const escaped = await fetch(`${baseUrl}${path}`)
+      expect(escaped.status, path).toBe(429)
+      expect(((await escaped.json()) as { errorCode: number }).errorCode).toBe(105)
+    }
   })
 })
