@@ -45,6 +45,7 @@ import { SavingsScheduler } from './savings/scheduler.ts'
 import { type HistoryStartup, openCandleHistory } from './simulator/historyStartup.ts'
 import { defaultSimulatorOptions, MarketSimulator } from './simulator/marketSimulator.ts'
 import { StakingAccrual } from './staking/stakingAccrual.ts'
+import { keepDataDirPrivate } from './storage/dataDir.ts'
 import { type FillPartition, openFillArchive } from './storage/fillArchive.ts'
 import { type Journal, openJournal } from './storage/journal.ts'
 import { openStorage, type StorageLocation, storageLocation } from './storage/openStorage.ts'
@@ -132,6 +133,8 @@ export async function createExchangeServer(
   options: ServerOptions = {},
 ): Promise<ExchangeServer> {
   const startedMs = clock.nowMs()
+  const dataDirWasOpen =
+    config.dataDir === undefined ? undefined : keepDataDirPrivate(config.dataDir)
   const location: StorageLocation =
     config.dataDir === undefined && config.databaseUrl === undefined
       ? { kind: 'embedded', dataDir: undefined }
@@ -273,6 +276,11 @@ export async function createExchangeServer(
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
   })
+  if (dataDirWasOpen !== undefined)
+    app.log.warn(
+      { dataDir: config.dataDir, mode: dataDirWasOpen.toString(8) },
+      'the data directory was open to other users; it is now open to its owner only (0700)',
+    )
   if (candleHistory.backfilled > 0)
     app.log.info(candleHistory, 'backfilled simulated candle history')
   if (tradeCatchUp.written > 0)

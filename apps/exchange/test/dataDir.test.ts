@@ -1,0 +1,42 @@
+// The data directory is its owner's alone: the embedded database's files inside it are written
+// readable and writable by everyone (0666), password hashes and sessions among them.
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { defaultConfig } from '../src/config.ts'
+import { createExchangeServer } from '../src/server.ts'
+import { keepDataDirPrivate } from '../src/storage/dataDir.ts'
+import { testListing } from './fixtures/testListing.ts'
+
+const root = mkdtempSync(join(tmpdir(), 'polder-data-dir-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+const modeOf = (path: string) => statSync(path).mode & 0o777
+
+describe.skipIf(process.platform === 'win32')('the data directory', () => {
+  it('is made open to its owner only, and an open one is closed', () => {
+    const made = join(root, 'made', 'data')
+    expect(keepDataDirPrivate(made)).toBeUndefined()
+    expect(modeOf(made)).toBe(0o700)
+
+    const open = join(root, 'open')
+    mkdirSync(open, { mode: 0o755 })
+    expect(keepDataDirPrivate(open)).toBe(0o755)
+    expect(modeOf(open)).toBe(0o700)
+    expect(keepDataDirPrivate(open)).toBeUndefined()
+  })
+
+  it('is closed by the server as it starts, before the database writes into it', async () => {
+    const dataDir = join(root, 'server')
+    mkdirSync(dataDir, { mode: 0o777 })
+    const server = await createExchangeServer(
+      { ...defaultConfig, port: 0, logLevel: 'silent', dataDir },
+      testListing,
+    )
+    try {
+      expect(modeOf(dataDir)).toBe(0o700)
+    } finally {
+      await server.close()
+    }
+  })
+})
