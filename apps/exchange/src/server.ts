@@ -423,7 +423,7 @@ export async function createExchangeServer(
     actions,
     rateLimiter,
     findApiKey: (key: string) => accounts.findApiKey(key),
-    findSession: (token: string) => accounts.findSession(token),
+    findSession: (token: string) => accounts.liveSession(token),
     warmAccount,
     nowMs: clock.nowMs,
     marketExists: (market: string) => service.core.engine.market(market) !== null,
@@ -448,6 +448,11 @@ export async function createExchangeServer(
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request))
   }
   app.server.on('upgrade', onUpgrade)
+  // A logout or a revoked key ends the authentication of every socket that used it (rare: a
+  // walk over the connections is cheap enough).
+  accounts.onRevoked((credential) => {
+    for (const connection of hub.connections) connection.revoke(credential)
+  })
   wss.on('connection', (ws, request: IncomingMessage) => {
     const connection = new WsConnection(ws, request.socket.remoteAddress ?? 'unknown', wsDeps)
     hub.add(connection)

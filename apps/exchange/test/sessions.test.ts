@@ -5,6 +5,7 @@ import { WebSocket } from 'ws'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { testListing } from './fixtures/testListing.ts'
+import { authenticateRequest } from './fixtures/trader.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
 type Json = any
@@ -46,6 +47,28 @@ async function socketAuthenticatedWith(token: string): Promise<{ ws: WebSocket; 
   )
   ws.send(JSON.stringify({ action: 'authenticate', token }))
   return { ws, reply: await reply }
+}
+
+/** The socket's messages from now on, one at a time, in order (each waits at most 5 s). */
+function messages(ws: WebSocket): () => Promise<Json> {
+  const queued: Json[] = []
+  const waiting: ((message: Json) => void)[] = []
+  ws.on('message', (data) => {
+    const message = JSON.parse(data.toString())
+    const resolve = waiting.shift()
+    if (resolve) resolve(message)
+    else queued.push(message)
+  })
+  return () =>
+    queued.length > 0
+      ? Promise.resolve(queued.shift())
+      : new Promise((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('no message within 5 s')), 5_000)
+          waiting.push((message) => {
+            clearTimeout(timer)
+            resolve(message)
+          })
+        })
 }
 
 describe('browser sessions', () => {
@@ -115,6 +138,66 @@ describe('browser sessions', () => {
       error: 'This session is invalid.',
     })
     ws.close()
+  })
+
+  it("a socket's authentication ends with its session: at logout, or once it expires", async () => {
+    await post('/exchange/auth/v1/signup', {
+      email: 'cleo@example.com',
+      password: 'correct horse battery',
+    })
+    const login = async () =>
+      (
+        await post('/exchange/auth/v1/login', {
+          email: 'cleo@example.com',
+          password: 'correct horse battery',
+        })
+      ).json.token as string
+    const first = await login()
+    const second = await login()
+    const a = await socketAuthenticatedWith(first)
+    const b = await socketAuthenticatedWith(second)
+    const aNext = messages(a.ws)
+    const bNext = messages(b.ws)
+
+    // Logging out of one session ends that session's socket at once, not the other's.
+    expect((await post('/exchange/auth/v1/logout', undefined, first)).status).toBe(204)
+    expect(await aNext()).toEqual({ event: 'unauthenticate' })
+    a.ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 2 }))
+    expect(await aNext()).toMatchObject({ action: 'privateGetBalance', errorCode: 300 })
+    b.ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 3 }))
+    expect(await bNext()).toEqual({ action: 'privateGetBalance', requestId: 3, response: [] })
+
+    // The other runs out with its session: the next request finds it ended.
+    nowMs += 24 * 60 * 60 * 1000 + 1
+    b.ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 4 }))
+    expect(await bNext()).toEqual({ event: 'unauthenticate' })
+    expect(await bNext()).toMatchObject({ action: 'privateGetBalance', errorCode: 300 })
+    a.ws.close()
+    b.ws.close()
+  })
+
+  it("a socket's authentication ends when its API key is revoked", async () => {
+    const account = await server.accounts.createAccount('dan@example.com', 'a long password')
+    const revoked = await server.accounts.createApiKey(account.id, ['view', 'trade'])
+    const kept = await server.accounts.createApiKey(account.id, ['view', 'trade'])
+    const sockets = await Promise.all(
+      [revoked, kept].map(async (apiKey) => {
+        const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+        await new Promise((resolve) => ws.once('open', resolve))
+        const next = messages(ws)
+        ws.send(JSON.stringify(authenticateRequest(apiKey, nowMs)))
+        expect(await next()).toEqual({ event: 'authenticate', authenticated: true })
+        return { ws, next }
+      }),
+    )
+    const [onRevoked, onKept] = sockets as [(typeof sockets)[0], (typeof sockets)[0]]
+    await server.accounts.revokeApiKey(revoked.key)
+    expect(await onRevoked.next()).toEqual({ event: 'unauthenticate' })
+    onRevoked.ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 5 }))
+    expect(await onRevoked.next()).toMatchObject({ action: 'privateGetBalance', errorCode: 300 })
+    onKept.ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 6 }))
+    expect(await onKept.next()).toEqual({ action: 'privateGetBalance', requestId: 6, response: [] })
+    for (const { ws } of sockets) ws.close()
   })
 
   it('bad bodies get an errorCode and words, not stack traces', async () => {

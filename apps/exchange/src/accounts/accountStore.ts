@@ -30,6 +30,12 @@ export type ApiKeyRecord = {
   revoked: boolean
 }
 export type SessionRecord = { accountId: number; expiresAtMs: number; revoked: boolean }
+/** A live browser session: whose, until when, and the hash that names it (never the token). */
+export type LiveSession = { accountId: number; expiresAtMs: number; tokenHash: string }
+/** A credential just revoked: what open connections authenticated with it must give up. */
+export type RevokedCredential =
+  | { kind: 'session'; tokenHash: string }
+  | { kind: 'key'; key: string }
 
 export class AccountExistsError extends Error {
   override name = 'AccountExistsError'
@@ -67,7 +73,7 @@ async function passwordMatches(password: string, stored: string): Promise<boolea
   return timingSafeEqual(actual, expected)
 }
 
-function tokenHash(token: string): string {
+export function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex')
 }
 
@@ -76,6 +82,7 @@ export class AccountStore {
   readonly #box: SecretBox
   readonly #nowMs: () => number
   readonly #keyCache = new Map<string, ApiKeyRecord | null>()
+  readonly #revokedListeners: ((credential: RevokedCredential) => void)[] = []
 
   constructor(driver: SqlDriver, box: SecretBox, nowMs: () => number = Date.now) {
     this.#driver = driver
@@ -192,12 +199,18 @@ export class AccountStore {
     return record ?? undefined
   }
 
+  /** Told of every revocation, once it is stored (open WebSockets give up the credential). */
+  onRevoked(listener: (credential: RevokedCredential) => void): void {
+    this.#revokedListeners.push(listener)
+  }
+
   async revokeApiKey(key: string): Promise<void> {
     await this.#driver.query('update api_keys set revoked_at_ms = $2 where key = $1', [
       key,
       this.#nowMs(),
     ])
     this.#keyCache.delete(key)
+    for (const listener of this.#revokedListeners) listener({ kind: 'key', key })
   }
 
   async createSession(
@@ -215,22 +228,34 @@ export class AccountStore {
 
   /** The account of a live session; undefined when unknown, expired or revoked. */
   async findSession(token: string): Promise<number | undefined> {
+    return (await this.liveSession(token))?.accountId
+  }
+
+  /** A live session with its expiry; undefined when unknown, expired or revoked. */
+  async liveSession(token: string): Promise<LiveSession | undefined> {
+    const hash = tokenHash(token)
     const [row] = await this.#driver.query<{
       account_id: string | number
       expires_at_ms: string | number
       revoked_at_ms: unknown
     }>('select account_id, expires_at_ms, revoked_at_ms from sessions where token_hash = $1', [
-      tokenHash(token),
+      hash,
     ])
     if (!row || row.revoked_at_ms !== null || Number(row.expires_at_ms) <= this.#nowMs())
       return undefined
-    return Number(row.account_id)
+    return {
+      accountId: Number(row.account_id),
+      expiresAtMs: Number(row.expires_at_ms),
+      tokenHash: hash,
+    }
   }
 
   async revokeSession(token: string): Promise<void> {
+    const hash = tokenHash(token)
     await this.#driver.query('update sessions set revoked_at_ms = $2 where token_hash = $1', [
-      tokenHash(token),
+      hash,
       this.#nowMs(),
     ])
+    for (const listener of this.#revokedListeners) listener({ kind: 'session', tokenHash: hash })
   }
 }

@@ -15,7 +15,12 @@ import {
   wsRequest,
 } from '@polder/protocol'
 import type { WebSocket } from 'ws'
-import type { ApiKeyRecord, Permission } from '../accounts/accountStore.ts'
+import type {
+  ApiKeyRecord,
+  LiveSession,
+  Permission,
+  RevokedCredential,
+} from '../accounts/accountStore.ts'
 import { verifySignedRequest, websocketSignedRequest } from '../auth/signature.ts'
 import type { RateLimiter } from '../limits/rateLimiter.ts'
 import { type ActionRegistry, type Caller, endpointOfAction } from './actions.ts'
@@ -29,8 +34,8 @@ export type WsDeps = {
   findApiKey: (key: string) => Promise<ApiKeyRecord | undefined>
   /** Loads what an account's requests need (its fee tier) while authentication is pending. */
   warmAccount?: (accountId: number) => Promise<void>
-  /** The account of a live browser session, or undefined (expired, revoked, unknown). */
-  findSession: (token: string) => Promise<number | undefined>
+  /** A live browser session, or undefined (expired, revoked, unknown). */
+  findSession: (token: string) => Promise<LiveSession | undefined>
   nowMs: () => number
   /** Whether a market id is listed; subscriptions to unknown markets are refused (205). */
   marketExists: (market: string) => boolean
@@ -136,7 +141,11 @@ export class WsConnection {
   readonly #ip: string
   readonly subscriptions = new ConnectionSubscriptions()
   caller: Caller
+  /** The credential the caller authenticated with: an API key, or a session's token hash. */
   #apiKey: string | undefined
+  #sessionHash: string | undefined
+  /** When the session authenticated with ends (never for an API key). */
+  #authExpiresAtMs = Number.POSITIVE_INFINITY
   /** Requests that arrive while authenticating wait for it, so they see its outcome, in order. */
   #authenticating: Promise<void> | undefined
   /** Whose the cork on the socket is: the end of this turn's (#cork), or a fan-out slice's. */
@@ -226,8 +235,39 @@ export class WsConnection {
     this.#raw()?.uncork()
   }
 
+  /**
+   * Gives up the caller when it authenticated with `credential`, just revoked (a logout, a
+   * revoked key): what it sends next is answered as from an unauthenticated connection.
+   */
+  revoke(credential: RevokedCredential): void {
+    const held = credential.kind === 'key' ? this.#apiKey : this.#sessionHash
+    if (
+      held !== undefined &&
+      held === (credential.kind === 'key' ? credential.key : credential.tokenHash)
+    )
+      this.#unauthenticate()
+  }
+
+  /**
+   * Forgets the caller, and with it the account channel (re-indexed without an account), and
+   * tells the client with the `unauthenticate` event, which the trading app shows as a session
+   * that has ended (spec §8, code 401).
+   */
+  #unauthenticate(): void {
+    if (this.caller === undefined) return
+    this.caller = undefined
+    this.#apiKey = undefined
+    this.#sessionHash = undefined
+    this.#authExpiresAtMs = Number.POSITIVE_INFINITY
+    this.#deps.onSubscriptionsChanged?.(this)
+    this.send(JSON.stringify({ event: 'unauthenticate' }))
+  }
+
   async onMessage(text: string): Promise<void> {
     while (this.#authenticating) await this.#authenticating
+    // A session that has run out since it authenticated the connection ends here, before
+    // anything is charged to or done for its account.
+    if (this.#deps.nowMs() >= this.#authExpiresAtMs) this.#unauthenticate()
     // Every message costs at least one point, charged before any parsing: malformed floods too.
     const caller = this.#apiKey ? `key:${this.#apiKey}` : `ip:${this.#ip}`
     const first = this.#deps.rateLimiter.charge(caller, controlWeight, this.#deps.nowMs())
@@ -338,13 +378,15 @@ export class WsConnection {
   ): Promise<void> {
     if (request.token !== undefined) {
       // A browser session from login: the trading app's way in (never withdrawals).
-      const accountId = await this.#deps.findSession(request.token)
-      if (accountId === undefined) {
+      const session = await this.#deps.findSession(request.token)
+      if (session === undefined) {
         fail(protocolError(313))
         return
       }
       this.#apiKey = undefined
-      this.caller = { accountId, permissions: sessionPermissions }
+      this.#sessionHash = session.tokenHash
+      this.#authExpiresAtMs = session.expiresAtMs
+      this.caller = { accountId: session.accountId, permissions: sessionPermissions }
     } else {
       // The schema guarantees key, signature and timestamp when there is no token.
       const result = await verifySignedRequest(
@@ -363,6 +405,8 @@ export class WsConnection {
         return
       }
       this.#apiKey = result.apiKey.key
+      this.#sessionHash = undefined
+      this.#authExpiresAtMs = Number.POSITIVE_INFINITY
       this.caller = {
         accountId: result.apiKey.accountId,
         permissions: result.apiKey.permissions,
