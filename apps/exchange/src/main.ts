@@ -20,7 +20,8 @@ const usage = `usage:
   exchange account create --server URL --data DIR --email E --password P [--eur AMOUNT] [--withdraw]
   exchange deposit --server URL --data DIR --account ID --asset SYMBOL --amount AMOUNT
   exchange balances --server URL --data DIR --account ID
-  exchange ledger check --server URL --data DIR`
+  exchange ledger check --server URL --data DIR
+  exchange key revoke --server URL --data DIR --key KEY`
 
 class UsageError extends Error {
   override name = 'UsageError'
@@ -76,6 +77,7 @@ async function adminCall(
       account: { type: 'string' },
       asset: { type: 'string' },
       amount: { type: 'string' },
+      key: { type: 'string' },
     },
     strict: true,
   })
@@ -142,6 +144,13 @@ try {
     )
   } else if (command === 'ledger' && rest[0] === 'check') {
     await adminCall(rest.slice(1), 'GET', () => '/admin/ledger/check')
+  } else if (command === 'key' && rest[0] === 'revoke') {
+    await adminCall(
+      rest.slice(1),
+      'POST',
+      () => '/admin/keys/revoke',
+      (values) => ({ key: required(values, 'key') }),
+    )
   } else throw new UsageError(command ? `unknown command "${command}"` : 'no command')
 } catch (error) {
   const code = (error as { code?: string }).code

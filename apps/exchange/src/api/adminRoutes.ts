@@ -43,12 +43,28 @@ const depositBody = z.strictObject({
   amount: z.string().max(64),
 })
 
+const revokeKeyBody = z.strictObject({ key: z.string().max(128) })
+
 function jsonBody(request: FastifyRequest): unknown {
   try {
     return typeof request.body === 'string' ? JSON.parse(request.body) : request.body
   } catch {
     return undefined
   }
+}
+
+/** The body as `schema` reads it; undefined once it has answered 400 with the issues in words. */
+function parsedBody<Body>(
+  schema: z.ZodType<Body>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Body | undefined {
+  const body = schema.safeParse(jsonBody(request))
+  if (body.success) return body.data
+  reply.code(400).send({
+    error: body.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '),
+  })
+  return undefined
 }
 
 export function isLoopbackRequest(request: FastifyRequest): boolean {
@@ -102,16 +118,11 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
     admin.addHook('onRequest', guard)
 
     admin.post('/admin/accounts', async (request, reply) => {
-      const body = createAccountBody.safeParse(jsonBody(request))
-      if (!body.success)
-        return reply.code(400).send({
-          error: body.error.issues
-            .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-            .join('; '),
-        })
+      const body = parsedBody(createAccountBody, request, reply)
+      if (body === undefined) return reply
       // Check the deposit before anything is created, so a refusal leaves no account behind.
-      if (body.data.eur !== undefined) {
-        const parsed = parseDecimal(body.data.eur, deps.decimalsOf('EUR') ?? 2)
+      if (body.eur !== undefined) {
+        const parsed = parseDecimal(body.eur, deps.decimalsOf('EUR') ?? 2)
         if (!parsed.ok || parsed.units <= 0) {
           return reply
             .code(400)
@@ -119,13 +130,13 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
         }
       }
       try {
-        const account = await deps.accounts.createAccount(body.data.email, body.data.password)
-        const permissions: Permission[] = body.data.withdraw
+        const account = await deps.accounts.createAccount(body.email, body.password)
+        const permissions: Permission[] = body.withdraw
           ? ['view', 'trade', 'withdraw']
           : ['view', 'trade']
         const { key, secret } = await deps.accounts.createApiKey(account.id, permissions)
-        if (body.data.eur !== undefined) {
-          const problem = await credit(account.id, 'EUR', body.data.eur)
+        if (body.eur !== undefined) {
+          const problem = await credit(account.id, 'EUR', body.eur)
           if (problem) return reply.code(400).send({ error: problem, accountId: account.id })
         }
         return { accountId: account.id, email: account.email, key, secret, permissions }
@@ -137,17 +148,23 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
     })
 
     admin.post('/admin/deposits', async (request, reply) => {
-      const body = depositBody.safeParse(jsonBody(request))
-      if (!body.success)
-        return reply.code(400).send({
-          error: body.error.issues
-            .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-            .join('; '),
-        })
-      if (!(await deps.accounts.findAccount(body.data.accountId)))
+      const body = parsedBody(depositBody, request, reply)
+      if (body === undefined) return reply
+      if (!(await deps.accounts.findAccount(body.accountId)))
         return reply.code(404).send({ error: 'no such account' })
-      const problem = await credit(body.data.accountId, body.data.asset, body.data.amount)
+      const problem = await credit(body.accountId, body.asset, body.amount)
       return problem ? reply.code(400).send({ error: problem }) : { ok: true }
+    })
+
+    // The key can no longer sign, and every socket authenticated with it loses its account
+    // (AccountStore.onRevoked). Revoking a revoked key again answers the same.
+    admin.post('/admin/keys/revoke', async (request, reply) => {
+      const body = parsedBody(revokeKeyBody, request, reply)
+      if (body === undefined) return reply
+      const record = await deps.accounts.findApiKey(body.key)
+      if (record === undefined) return reply.code(404).send({ error: 'no such API key' })
+      await deps.accounts.revokeApiKey(record.key)
+      return { key: record.key, accountId: record.accountId, revoked: true }
     })
 
     admin.get('/admin/balances/:accountId', async (request) => {
