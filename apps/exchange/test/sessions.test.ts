@@ -221,6 +221,16 @@ describe('browser sessions', () => {
       status: 400,
       json: { errorCode: 205, error: 'password must have 10 to 256 characters' },
     })
+    // A control character (a NUL cannot even be stored) is no address: refused, not a 500.
+    const withNul = { email: 'n\u0000@example.com', password: 'correct horse battery' }
+    expect(await post('/exchange/auth/v1/signup', withNul)).toEqual({
+      status: 400,
+      json: { errorCode: 205, error: 'email is not a valid address' },
+    })
+    expect(await post('/exchange/auth/v1/login', withNul)).toMatchObject({
+      status: 401,
+      json: { errorCode: 443 },
+    })
     expect(await post('/exchange/auth/v1/logout')).toEqual({
       status: 401,
       json: { errorCode: 300, error: 'Authentication is required for this endpoint.' },

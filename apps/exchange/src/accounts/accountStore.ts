@@ -41,7 +41,9 @@ export class AccountExistsError extends Error {
   override name = 'AccountExistsError'
 }
 
-const emailPattern = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,}$/
+// No white space, no control characters (a NUL, which PostgreSQL cannot store in text, made a
+// sign-up fail with a 500), one @.
+const emailPattern = /^[^\s@\p{Cc}]{1,64}@[^\s@\p{Cc}]{1,255}\.[^\s@\p{Cc}]{2,}$/u
 export const passwordCharsMin = 10
 export const passwordCharsMax = 256
 
@@ -128,19 +130,26 @@ export class AccountStore {
   }
 
   async findAccountByEmail(email: string): Promise<Account | undefined> {
+    const normalised = email.trim().toLowerCase()
+    if (!emailPattern.test(normalised)) return undefined
     const [row] = await this.#driver.query<{ id: string | number }>(
       'select id from accounts where email = $1',
-      [email.trim().toLowerCase()],
+      [normalised],
     )
     return row ? this.findAccount(Number(row.id)) : undefined
   }
 
   /** The account for this email and password, or undefined; takes as long either way. */
   async login(email: string, password: string): Promise<Account | undefined> {
-    const [row] = await this.#driver.query<{ id: string | number; password_hash: string }>(
-      'select id, password_hash from accounts where email = $1',
-      [email.trim().toLowerCase()],
-    )
+    const normalised = email.trim().toLowerCase()
+    // An address no account can have is looked up as none (its characters may not even be
+    // storable), in the same time.
+    const [row] = emailPattern.test(normalised)
+      ? await this.#driver.query<{ id: string | number; password_hash: string }>(
+          'select id, password_hash from accounts where email = $1',
+          [normalised],
+        )
+      : []
     const matches = await passwordMatches(
       password,
       row?.password_hash ?? (await timingEqualiserHash()),
