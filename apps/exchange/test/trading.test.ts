@@ -224,6 +224,15 @@ describe('private REST', () => {
       price: '100.001',
     })
     expect(offTick.json.errorCode).toBe(429)
+    // An order the market refuses is refused for that, not for the balance it would need.
+    const tooHigh = await signed(alice, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '0.001',
+      price: '99999999999',
+    })
+    expect(tooHigh.json.errorCode).toBe(211)
   })
 
   it('cancels an open order; a second cancel answers 233, an unknown id 240', async () => {

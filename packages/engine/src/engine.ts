@@ -336,13 +336,27 @@ export class Engine {
     return accepted
   }
 
-  placeOrder(command: PlaceOrder): Accepted | Rejection {
+  /**
+   * What `placeOrder(command)` would be refused with for the command itself (its market, its
+   * parameters against the market's rules), without placing it; null when it would be placed.
+   * The exchange asks before refusing an order for the balance, so that an invalid order gets
+   * the same answer whatever its owner holds.
+   */
+  placeRejection(command: PlaceOrder): Rejection | null {
+    const market = this.placeTarget(command)
+    return market instanceof MarketState ? null : market
+  }
+
+  /** The market `command` would be placed in, or why it would be refused. */
+  private placeTarget(command: PlaceOrder): MarketState | Rejection {
     const market = this.markets.get(command.market)
     if (market === undefined) return reject(ErrorCode.parameterInvalid, 'market')
-    const statusRejection = tradingRejection(market.spec.status)
-    if (statusRejection !== null) return statusRejection
-    const invalid = this.validatePlace(market, command)
-    if (invalid !== null) return invalid
+    return tradingRejection(market.spec.status) ?? this.validatePlace(market, command) ?? market
+  }
+
+  placeOrder(command: PlaceOrder): Accepted | Rejection {
+    const market = this.placeTarget(command)
+    if (!(market instanceof MarketState)) return market
     const spec = market.spec
     const order = this.pool.pop() ?? new Order()
     const orderType = command.orderType

@@ -930,8 +930,9 @@ export class ExchangeCore {
         this.#holdContext(command.market, command.disableMarketProtection === true),
       )
       need = required
-      // Checked before the engine runs, so a refusal changes nothing.
-      if (need > available) return insufficient()
+      // Checked before the engine runs, so a refusal changes nothing; an order the engine would
+      // refuse anyway is refused for that, whatever its owner holds.
+      if (need > available) return this.engine.placeRejection(command) ?? insufficient()
     }
     const result = this.engine.execute(command)
     const events = this.#log.take()
