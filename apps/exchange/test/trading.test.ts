@@ -594,6 +594,13 @@ describe('more order paths over the wire', () => {
       orderId: placed.json.orderId,
     })
     expect(nothing.json.errorCode).toBe(232)
+    // The id in upper case names the same order, as it does for GET and DELETE.
+    const upper = await signed(alice, 'PUT', '/v2/order', {
+      market: 'BTC-EUR',
+      orderId: placed.json.orderId.toUpperCase(),
+      price: '31001',
+    })
+    expect(upper.json).toMatchObject({ orderId: placed.json.orderId, price: '31001' })
     await signed(alice, 'DELETE', `/v2/order?market=BTC-EUR&orderId=${placed.json.orderId}`)
   })
 

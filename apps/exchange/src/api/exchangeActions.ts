@@ -499,11 +499,16 @@ export function registerExchangeActions(
       const accountId = requireCaller(caller)
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
-      const command = updateOrderFromWire(spec, params as unknown as WireUpdateOrder, {
+      const fromWire = updateOrderFromWire(spec, params as unknown as WireUpdateOrder, {
         timestamp: deps.nowMs(),
         accountId,
       })
-      if ('ok' in command) return refused(command)
+      if ('ok' in fromWire) return refused(fromWire)
+      // Our order ids are lower case; the protocol allows either (as coreOrder reads them).
+      const command =
+        fromWire.orderId === undefined
+          ? fromWire
+          : { ...fromWire, orderId: fromWire.orderId.toLowerCase() }
       const orderId = coreOrder(spec.market, accountId, params)?.state.orderId
       const outcome = await service.submit(command)
       if (!outcome.ok) return refused(outcome)
