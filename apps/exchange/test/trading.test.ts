@@ -556,6 +556,13 @@ describe("the spec's web API", () => {
     const response = await fetch(`${baseUrl}/exchange/proxy/v3/markets/data?theme=purple`)
     expect(response.status).toBe(400)
     expect(((await response.json()) as Json).error).toContain('theme')
+    // A list with a malformed entry was sent: invalid (205), not missing (203).
+    const lowerCase = await fetch(`${baseUrl}/exchange/proxy/v3/markets/data?markets=btc`)
+    expect(lowerCase.status).toBe(400)
+    expect(await lowerCase.json()).toEqual({
+      errorCode: 205,
+      error: 'markets parameter is invalid.',
+    })
   })
 
   it('GET /exchange/xp/v1/markets/price/candles gives chart candles from start, newest first', async () => {

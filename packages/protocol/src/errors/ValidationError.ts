@@ -105,6 +105,19 @@ function lookup(input: unknown, path: readonly PropertyKey[]): Lookup {
   return { present: current !== undefined, value: current }
 }
 
+/** Whether walking `path` through `input` stops at a value that is present but no object. */
+function reachesNonObject(input: unknown, path: readonly PropertyKey[]): boolean {
+  let current: unknown = input
+  for (const key of path) {
+    if (current === undefined) return false
+    if (current === null || typeof current !== 'object') return true
+    current = Object.hasOwn(current, key)
+      ? (current as Record<PropertyKey, unknown>)[key]
+      : undefined
+  }
+  return false
+}
+
 function toPath(path: readonly PropertyKey[]): (string | number)[] {
   return path.map((key) => (typeof key === 'number' ? key : String(key)))
 }
@@ -147,7 +160,11 @@ function toValidationIssues(
     }
   }
   const found = lookup(input, issue.path)
-  if (!found.present) {
+  // A path into a value the schema transformed (a comma list made an array) ends, in the raw
+  // input, at a value that is no object (the list's text): that parameter was sent and is
+  // invalid, not missing. A path that ends at an object without the key is missing.
+  const sent = found.present || reachesNonObject(input, issue.path)
+  if (!sent) {
     return [{ path, param: topLevel(path), message: 'required', errorCode: 203, messageParams: {} }]
   }
   if (
