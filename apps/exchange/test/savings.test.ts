@@ -95,10 +95,10 @@ describe('savings plan runs in the core', () => {
     ).toBe(true)
     return { core, startMs }
   }
-  const run = (index: number, at: number, ids: string[]): CoreCommand => ({
+  const run = (index: number, at: number, ids: string[], planId = 'p'): CoreCommand => ({
     type: 'runSavingsPlan',
     timestamp: at,
-    planId: 'p',
+    planId,
     index,
     executionIds: ids,
     orderId: `o${index}`,
@@ -153,6 +153,62 @@ describe('savings plan runs in the core', () => {
       orderId: null,
     })
     expect(core.ledger.balance(1, 'EUR').available).toBe(toLedgerUnits(5_000, 2))
+  })
+
+  const update = (
+    core: ExchangeCore,
+    at: number,
+    changes: { status?: 'ACTIVE' | 'INACTIVE'; frequency?: 'WEEKLY' },
+  ) =>
+    core.apply({ type: 'updateSavingsPlan', timestamp: at, planId: 'p', accountId: 1, ...changes })
+
+  it('a plan re-activated after a pause records nothing for the pause and runs next after the re-activation', () => {
+    const { core, startMs } = setUp(1_000)
+    expect(core.apply(run(0, startMs + 10, ['e0'])).ok).toBe(true)
+    expect(update(core, startMs + 20, { status: 'INACTIVE' }).ok).toBe(true)
+    const resumedMs = startMs + 40 * 86_400_000 + 9 * 3_600_000
+    expect(update(core, resumedMs, { status: 'ACTIVE' }).ok).toBe(true)
+    // Day 40's occurrence (at 00:00) came before the re-activation: the next is day 41's.
+    expect(core.apply(run(40, resumedMs + 10, ['e40']))).toMatchObject({ ok: false })
+    expect(core.apply(run(41, startMs + 41 * 86_400_000 + 10, ['e41'])).ok).toBe(true)
+    expect(core.savingsPlans.get('p')!.executions.map((execution) => execution.id)).toEqual([
+      'e0',
+      'e41',
+    ])
+  })
+
+  it('a plan starting today runs today, even when created after midnight', () => {
+    const { core, startMs } = setUp(1_000)
+    const createdMs = startMs + 9 * 3_600_000
+    const create = core.apply({
+      type: 'createSavingsPlan',
+      timestamp: createdMs,
+      planId: 'today',
+      accountId: 1,
+      asset: 'BTC',
+      market: 'BTC-EUR',
+      amount: '100',
+      frequency: 'MONTHLY',
+      startMs,
+      status: 'ACTIVE',
+    })
+    expect(create.ok).toBe(true)
+    expect(core.apply(run(0, createdMs + 10, ['e0'], 'today')).ok).toBe(true)
+    expect(core.savingsPlans.get('today')!.executions).toEqual([
+      expect.objectContaining({ id: 'e0', status: 'SUCCESS', scheduledAt: startMs }),
+    ])
+  })
+
+  it('a plan re-anchored on a day it already ran does not run that day again', () => {
+    const { core, startMs } = setUp(1_000)
+    const ranMs = startMs + 9 * 3_600_000
+    expect(core.apply(run(0, ranMs, ['e0'])).ok).toBe(true)
+    expect(update(core, ranMs + 1, { status: 'INACTIVE' }).ok).toBe(true)
+    expect(update(core, ranMs + 2, { status: 'ACTIVE' }).ok).toBe(true)
+    expect(core.savingsPlans.get('p')!.nextIndex).toBe(1)
+    // Weekly from the same start date: its first occurrence is today, already bought.
+    expect(update(core, ranMs + 3, { frequency: 'WEEKLY' }).ok).toBe(true)
+    expect(core.savingsPlans.get('p')!.nextIndex).toBe(1)
   })
 
   it('plans survive a snapshot', () => {

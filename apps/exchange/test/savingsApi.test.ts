@@ -200,3 +200,92 @@ describe('the savings scheduler', () => {
     expect(executedAt[1]).toBe(executedAt[0]! + 5_000)
   })
 })
+
+describe('savings plan dates and answers', () => {
+  const today = () => new Date(nowMs).toISOString().slice(0, 10)
+  const create = (changes: Record<string, string>) =>
+    api('POST', '/exchange/savings-plans/v1', {
+      asset: 'BTC',
+      amount: '25',
+      frequency: 'DAILY',
+      startDate: today(),
+      ...changes,
+    })
+  const executionsOf = (id: string) => server.service.core.savingsPlans.get(id)!.executions
+
+  it('a plan starting today buys today, at the next tick', async () => {
+    const created = await create({ frequency: 'MONTHLY' })
+    expect(created.status).toBe(201)
+    expect(created.json.nextExecutionDate).toBe(today())
+    await server.savingsScheduler.tick()
+    expect(executionsOf(created.json.id)).toEqual([
+      expect.objectContaining({ status: 'SUCCESS', scheduledAt: Date.parse(today()) }),
+    ])
+    const plan = await api('GET', `/exchange/savings-plans/v1/${created.json.id}`)
+    expect(plan.json.nextExecutionDate).not.toBe(today())
+  })
+
+  it('a plan re-activated after a pause runs next at the first occurrence after the re-activation, recording nothing for the pause', async () => {
+    const created = await create({ startDate: new Date(nowMs + dayMs).toISOString().slice(0, 10) })
+    const id = created.json.id
+    nowMs += dayMs
+    await server.savingsScheduler.tick()
+    expect(executionsOf(id).map((execution) => execution.status)).toEqual(['SUCCESS'])
+    await api('PATCH', `/exchange/savings-plans/v1/${id}`, { data: { status: 'INACTIVE' } })
+    nowMs += 40 * dayMs
+    const resumed = await api('PATCH', `/exchange/savings-plans/v1/${id}`, {
+      data: { status: 'ACTIVE' },
+    })
+    const tomorrow = new Date(nowMs + dayMs).toISOString().slice(0, 10)
+    expect(resumed.json).toMatchObject({ status: 'ACTIVE', nextExecutionDate: tomorrow })
+    await server.savingsScheduler.tick()
+    expect(executionsOf(id)).toHaveLength(1) // nothing for the pause, and no buy at once
+    nowMs += dayMs
+    await server.savingsScheduler.tick()
+    expect(executionsOf(id).map((execution) => [execution.status, execution.scheduledAt])).toEqual([
+      ['SUCCESS', expect.any(Number)],
+      ['SUCCESS', Date.parse(tomorrow)],
+    ])
+  })
+
+  it('an amount with more than two decimals is 429, on create and on PATCH, as for orders', async () => {
+    const tooPrecise = {
+      status: 400,
+      json: { errorCode: 429, error: 'amount parameter has too many decimal digits.' },
+    }
+    expect(await create({ amount: '10.001' })).toEqual(tooPrecise)
+    const created = await create({ amount: '10.00' })
+    expect(created.status).toBe(201)
+    expect(
+      await api('PATCH', `/exchange/savings-plans/v1/${created.json.id}`, {
+        data: { amount: '10.001' },
+      }),
+    ).toEqual(tooPrecise)
+    expect((await create({ amount: '10.0.1' })).json.errorCode).toBe(205)
+  })
+
+  it('speaks of savings plans, not orders: 232 for nothing to change, 404 with 240 for a plan not found, a deleted plan included', async () => {
+    const id = (await create({})).json.id
+    expect(await api('PATCH', `/exchange/savings-plans/v1/${id}`, { data: {} })).toEqual({
+      status: 400,
+      json: {
+        errorCode: 232,
+        error: 'You must change at least one of amount, frequency, startDate or status.',
+      },
+    })
+    const notFound = { status: 404, json: { errorCode: 240, error: 'No savings plan found.' } }
+    const unknown = '00000000-0000-4000-8000-000000000000'
+    expect(await api('GET', `/exchange/savings-plans/v1/${unknown}`)).toEqual(notFound)
+    expect(await api('GET', `/exchange/savings-plans/v1/${unknown}/executions`)).toEqual(notFound)
+    expect((await api('DELETE', `/exchange/savings-plans/v1/${id}`)).status).toBe(200)
+    for (const [method, path] of [
+      ['GET', `/exchange/savings-plans/v1/${id}`],
+      ['GET', `/exchange/savings-plans/v1/${id}/executions`],
+      ['PATCH', `/exchange/savings-plans/v1/${id}`],
+      ['DELETE', `/exchange/savings-plans/v1/${id}`],
+    ] as const) {
+      const body = method === 'PATCH' ? { data: { amount: '20' } } : undefined
+      expect(await api(method, path, body), `${method} ${path}`).toEqual(notFound)
+    }
+  })
+})

@@ -12,6 +12,7 @@ import {
 } from '@polder/protocol'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AccountStore } from '../accounts/accountStore.ts'
+import { savingsPlanNotFound } from '../core/exchangeCore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import type { Plan } from '../savings/savingsBook.ts'
 import { dateToMs, msToDate, occurrence } from '../savings/schedule.ts'
@@ -20,6 +21,12 @@ import { requireWebCaller } from './webAuth.ts'
 export type SavingsDeps = { service: ExchangeService; accounts: AccountStore; nowMs: () => number }
 
 const dayMs = 86_400_000
+
+/** 232 in savings-plan words: the catalogue's text lists the fields of an order. */
+const nothingToChange = {
+  errorCode: 232,
+  error: 'You must change at least one of amount, frequency, startDate or status.',
+} as const
 
 /** A stable UUID for the upcoming run of a plan, so clients can key on it before it happens. */
 function scheduledExecutionId(planId: string, index: number): string {
@@ -79,7 +86,10 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
     const parsed = safeParse(match.endpoint.request, input, {
       location: match.endpoint.requestIn === 'query' ? 'query' : 'body',
     })
-    if (!parsed.success) return reply.code(parsed.error.status).send(parsed.error.body)
+    if (!parsed.success) {
+      const { status, body } = parsed.error
+      return reply.code(status).send(body.errorCode === 232 ? nothingToChange : body)
+    }
     const params = parsed.data as Record<string, unknown>
     const owned = (id: string | undefined) => {
       const plan = id === undefined ? undefined : service.core.savingsPlans.get(id)
@@ -88,16 +98,21 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
     const nowMs = deps.nowMs()
     const submitted = async (command: Parameters<ExchangeService['submit']>[0]) => {
       const outcome = await service.submit(command)
-      return outcome.ok
-        ? undefined
-        : reply.code(400).send({ errorCode: outcome.errorCode, error: outcome.error })
+      if (outcome.ok) return undefined
+      // 240: the plan was deleted by another request since it was looked up.
+      return reply
+        .code(outcome.errorCode === savingsPlanNotFound.errorCode ? 404 : 400)
+        .send({ errorCode: outcome.errorCode, error: outcome.error })
     }
     const checkAmount = (amount: string) => {
       const parsedAmount = parseDecimal(amount, 2)
       const min = parseDecimal(savingsPlanLimits.amountMinEur, 2)
       const max = parseDecimal(savingsPlanLimits.amountMaxEur, 2)
-      if (!parsedAmount.ok || !min.ok || !max.ok)
-        return reply.code(400).send(protocolError(205, { param: 'amount' }).body)
+      if (!parsedAmount.ok || !min.ok || !max.ok) {
+        // Too many decimals is 429, as for orders, withdrawals and payments.
+        const code = !parsedAmount.ok && parsedAmount.errorCode === 429 ? 429 : 205
+        return reply.code(400).send(protocolError(code, { param: 'amount' }).body)
+      }
       if (parsedAmount.units < min.units) return reply.code(400).send(protocolError(212).body)
       if (parsedAmount.units > max.units) return reply.code(400).send(protocolError(210).body)
       return undefined
@@ -123,7 +138,7 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
         return eligibleAssets()
       case 'GET /exchange/savings-plans/v1/{id}': {
         const plan = owned(match.pathParams.id)
-        return plan ? planToWire(plan) : reply.code(404).send(protocolError(240).body)
+        return plan ? planToWire(plan) : reply.code(404).send(savingsPlanNotFound)
       }
       case 'POST /exchange/savings-plans/v1': {
         const eligible = eligibleAssets().find((asset) => asset.symbol === params.asset)
@@ -147,7 +162,7 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
       }
       case 'PATCH /exchange/savings-plans/v1/{id}': {
         const plan = owned(match.pathParams.id)
-        if (!plan) return reply.code(404).send(protocolError(240).body)
+        if (!plan) return reply.code(404).send(savingsPlanNotFound)
         const data = params.data as {
           amount?: string
           frequency?: Plan['frequency']
@@ -172,7 +187,7 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
       }
       case 'DELETE /exchange/savings-plans/v1/{id}': {
         const plan = owned(match.pathParams.id)
-        if (!plan) return reply.code(404).send(protocolError(240).body)
+        if (!plan) return reply.code(404).send(savingsPlanNotFound)
         const error = await submitted({
           type: 'deleteSavingsPlan',
           timestamp: nowMs,
@@ -182,9 +197,8 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
         return error ?? planToWire(plan)
       }
       case 'GET /exchange/savings-plans/v1/{id}/executions': {
-        const plan = service.core.savingsPlans.get(match.pathParams.id ?? '')
-        if (!plan || plan.accountId !== accountId)
-          return reply.code(404).send(protocolError(240).body)
+        const plan = owned(match.pathParams.id)
+        if (!plan) return reply.code(404).send(savingsPlanNotFound)
         const page = Number(params.page ?? 1)
         const size = Number(params.size ?? 20)
         const upcoming =

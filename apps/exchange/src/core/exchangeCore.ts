@@ -162,6 +162,29 @@ export type RunSavingsPlan = {
   takerFeePpm: number
 }
 
+/** What the savings-plan routes and commands answer for a plan that is not the caller's. */
+export const savingsPlanNotFound = { errorCode: 240, error: 'No savings plan found.' } as const
+
+const savingsDayMs = 86_400_000
+
+/**
+ * The occurrence a plan runs next once (re)anchored at `timestamp`: created, re-activated, or
+ * given a new frequency or start date. A plan starting today buys today, though its occurrence
+ * (00:00 UTC) has passed, since the customer chose today. Otherwise the first occurrence after
+ * `timestamp`, so that a start in the past or a pause does not record every period gone by as
+ * missed and buy at once. Never a date the plan already ran, so re-anchoring cannot buy twice
+ * on one day.
+ */
+function anchoredIndex(
+  plan: Pick<Plan, 'startMs' | 'frequency' | 'executions'>,
+  timestamp: number,
+): number {
+  const todayMs = Math.floor(timestamp / savingsDayMs) * savingsDayMs
+  const lastRunMs = plan.executions.at(-1)?.scheduledAt ?? Number.NEGATIVE_INFINITY
+  const afterMs = Math.max(plan.startMs >= todayMs ? plan.startMs - 1 : timestamp - 1, lastRunMs)
+  return lastOccurrenceIndex(plan.startMs, plan.frequency, afterMs) + 1
+}
+
 /** Stakes (or, with `unstake`, returns) an amount in ledger units. */
 export type Stake = {
   type: 'stake' | 'unstake'
@@ -501,30 +524,26 @@ export class ExchangeCore {
         id: planId,
         created: timestamp,
         updated: timestamp,
-        nextIndex: Math.max(
-          0,
-          lastOccurrenceIndex(fields.startMs, fields.frequency, timestamp - 1) + 1,
-        ),
+        nextIndex: anchoredIndex({ ...fields, executions: [] }, timestamp),
         executions: [],
       })
       return { ok: true, events: [] }
     }
     const plan = this.savingsPlans.get(command.planId)
     if (plan === undefined || plan.accountId !== command.accountId || plan.status === 'DELETED') {
-      return { ok: false, ...protocolError(240).body }
+      return { ok: false, ...savingsPlanNotFound }
     }
     if (command.type === 'deleteSavingsPlan') plan.status = 'DELETED'
     else {
+      // A paused plan skipped its occurrences by choice: re-activated, it starts afresh rather
+      // than recording them as missed (419) and buying at once.
+      const reactivated = plan.status === 'INACTIVE' && command.status === 'ACTIVE'
       if (command.amount !== undefined) plan.amount = command.amount
       if (command.status !== undefined) plan.status = command.status
-      if (command.frequency !== undefined || command.startMs !== undefined) {
-        plan.frequency = command.frequency ?? plan.frequency
-        plan.startMs = command.startMs ?? plan.startMs
-        plan.nextIndex = Math.max(
-          0,
-          lastOccurrenceIndex(plan.startMs, plan.frequency, command.timestamp - 1) + 1,
-        )
-      }
+      plan.frequency = command.frequency ?? plan.frequency
+      plan.startMs = command.startMs ?? plan.startMs
+      if (reactivated || command.frequency !== undefined || command.startMs !== undefined)
+        plan.nextIndex = anchoredIndex(plan, command.timestamp)
     }
     plan.updated = command.timestamp
     return { ok: true, events: [] }
@@ -532,8 +551,7 @@ export class ExchangeCore {
 
   #runSavingsPlan(command: RunSavingsPlan): CoreOutcome {
     const plan = this.savingsPlans.get(command.planId)
-    if (plan === undefined || plan.status !== 'ACTIVE')
-      return { ok: false, ...protocolError(240).body }
+    if (plan === undefined || plan.status !== 'ACTIVE') return { ok: false, ...savingsPlanNotFound }
     const missed = command.index - plan.nextIndex
     // Each occurrence runs once: an index already run, or one not yet due, is refused.
     if (missed < 0 || occurrence(plan.startMs, plan.frequency, command.index) > command.timestamp) {
