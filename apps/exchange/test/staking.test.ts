@@ -78,6 +78,25 @@ describe('staking', () => {
     }
   })
 
+  it('refuses an amount with more decimals than the asset has with 429, as orders, withdrawals and payments do', async () => {
+    // ETH has 8 decimals.
+    for (const action of ['stake', 'unstake']) {
+      expect(
+        await api('POST', `/exchange/staking/v1/${action}`, {
+          asset: 'ETH',
+          amount: '0.000000001',
+        }),
+      ).toEqual({
+        status: 400,
+        json: { errorCode: 429, error: 'amount parameter has too many decimal digits.' },
+      })
+      expect(
+        (await api('POST', `/exchange/staking/v1/${action}`, { asset: 'ETH', amount: '1e-8' })).json
+          .errorCode,
+      ).toBe(205)
+    }
+  })
+
   it('needs the risk disclosure acknowledged with the first stake', async () => {
     const refused = await api('POST', '/exchange/staking/v1/stake', { asset: 'ETH', amount: '4' })
     expect(refused.json.errorCode).toBe(320)
