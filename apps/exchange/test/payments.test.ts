@@ -379,3 +379,37 @@ describe('what the provider answers', () => {
     server.service.core.ledger.checkInvariant()
   })
 })
+
+describe('listing deposits', () => {
+  it('reads the query as /v2 does: limit an integer in digits only, an unknown parameter refused by its name', async () => {
+    const account = await server.accounts.createAccount(
+      'lister@example.com',
+      'a long enough password',
+    )
+    const key = await server.accounts.createApiKey(account.id, ['view'])
+    const signed = (path: string) =>
+      signedRequest(baseUrl, key, 'GET', path, { timestampMs: nowMs() })
+    for (const query of [
+      'limit=0x10',
+      'limit=1e2',
+      'limit=%201',
+      'limit=1.0',
+      'limit=0',
+      'limit=1001',
+      'limit=',
+      'x=1',
+    ]) {
+      const payments = await signed(`/exchange/payments/v1/deposits?${query}`)
+      expect(payments, query).toEqual(await signed(`/v2/depositHistory?${query}`))
+      expect(payments.status, query).toBe(400)
+    }
+    expect((await signed('/exchange/payments/v1/deposits?x=1')).json).toEqual({
+      errorCode: 200,
+      error: 'x url parameter is not supported',
+    })
+    expect(await signed('/exchange/payments/v1/deposits?limit=1000')).toEqual({
+      status: 200,
+      json: [],
+    })
+  })
+})

@@ -3,7 +3,7 @@
 // limits, and deposits. Private routes take a browser session or a signed API key (view to read,
 // trade to deposit); without either, 401 with the protocol's error body.
 import { paymentMethods } from '@polder/catalogue'
-import { protocolError } from '@polder/protocol'
+import { integerParameter, protocolError, safeParse } from '@polder/protocol'
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { AccountStore } from '../accounts/accountStore.ts'
@@ -38,7 +38,8 @@ const depositBody = z.strictObject({
     .regex(/^[A-Za-z0-9_-]{1,64}$/)
     .optional(),
 })
-const listQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).optional() })
+/** Read as /v2 reads its queries: digits only for `limit`, an unknown parameter refused (200). */
+const listQuery = z.strictObject({ limit: integerParameter(1, 1000).optional() })
 
 /** Parts per million as a percentage without trailing zeros (17,500 → "1.75"). */
 function ppmToPercent(ppm: number): string {
@@ -141,8 +142,12 @@ export function registerPaymentRoutes(app: FastifyInstance, deps: PaymentDeps): 
   app.get('/exchange/payments/v1/deposits', async (request, reply) => {
     const accountId = await requireWebCaller(request, reply, deps)
     if (accountId === undefined) return reply
-    const query = listQuery.safeParse(request.query)
-    if (!query.success) return reply.code(400).send(protocolError(205, { param: 'limit' }).body)
+    const queryStart = request.url.indexOf('?')
+    const rawQuery = queryStart < 0 ? '' : request.url.slice(queryStart + 1)
+    const query = safeParse(listQuery, Object.fromEntries(new URLSearchParams(rawQuery)), {
+      location: 'query',
+    })
+    if (!query.success) return reply.code(query.error.status).send(query.error.body)
     return service.core.payments
       .ofAccount(accountId)
       .slice(0, query.data.limit ?? 100)
