@@ -160,7 +160,14 @@ describe('savings plan runs in the core', () => {
     at: number,
     changes: { status?: 'ACTIVE' | 'INACTIVE'; frequency?: 'WEEKLY' },
   ) =>
-    core.apply({ type: 'updateSavingsPlan', timestamp: at, planId: 'p', accountId: 1, ...changes })
+    core.apply({
+      type: 'updateSavingsPlan',
+      timestamp: at,
+      planId: 'p',
+      accountId: 1,
+      schedule: 2,
+      ...changes,
+    })
 
   it('a plan re-activated after a pause records nothing for the pause and runs next after the re-activation', () => {
     const { core, startMs } = setUp(1_000)
@@ -177,6 +184,20 @@ describe('savings plan runs in the core', () => {
     ])
   })
 
+  it('commands journaled under the old rules replay as they were applied', () => {
+    // A re-activation without `schedule` kept the plan's place, and the run journaled after it
+    // (day 40, recording the paused days as missed) must still be accepted on replay.
+    const { core, startMs } = setUp(1_000)
+    expect(core.apply(run(0, startMs + 10, ['e0'])).ok).toBe(true)
+    const old = (at: number, status: 'ACTIVE' | 'INACTIVE') =>
+      core.apply({ type: 'updateSavingsPlan', timestamp: at, planId: 'p', accountId: 1, status })
+    expect(old(startMs + 20, 'INACTIVE').ok).toBe(true)
+    const resumedMs = startMs + 40 * 86_400_000 + 9 * 3_600_000
+    expect(old(resumedMs, 'ACTIVE').ok).toBe(true)
+    const ids = Array.from({ length: 40 }, (_, index) => `e${index + 1}`)
+    expect(core.apply(run(40, resumedMs + 10, ids)).ok).toBe(true)
+  })
+
   it('a plan starting today runs today, even when created after midnight', () => {
     const { core, startMs } = setUp(1_000)
     const createdMs = startMs + 9 * 3_600_000
@@ -191,6 +212,7 @@ describe('savings plan runs in the core', () => {
       frequency: 'MONTHLY',
       startMs,
       status: 'ACTIVE',
+      schedule: 2,
     })
     expect(create.ok).toBe(true)
     expect(core.apply(run(0, createdMs + 10, ['e0'], 'today')).ok).toBe(true)

@@ -148,6 +148,7 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
         const planId = randomUUID()
         const error = await submitted({
           type: 'createSavingsPlan',
+          schedule: 2,
           timestamp: nowMs,
           planId,
           accountId,
@@ -175,6 +176,7 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
         if (refused) return refused
         const error = await submitted({
           type: 'updateSavingsPlan',
+          schedule: 2,
           timestamp: nowMs,
           planId: plan.id,
           accountId,

@@ -129,6 +129,14 @@ export type CreateSavingsPlan = {
   frequency: Frequency
   startMs: number
   status: 'ACTIVE' | 'INACTIVE'
+  /**
+   * The scheduling rules the command was made under. 2 (every command made now): a plan starting
+   * today runs today, and a re-activated plan starts afresh (`anchoredIndex`). Without it, as
+   * journaled before those rules: the first occurrence after the command, and a re-activation
+   * keeps its place. A replay applies each command by its own rules, or runs journaled by the
+   * old ones would be refused and the exchange would not start.
+   */
+  schedule?: 2
 }
 
 export type UpdateSavingsPlan = {
@@ -140,6 +148,8 @@ export type UpdateSavingsPlan = {
   frequency?: Frequency
   startMs?: number
   status?: 'ACTIVE' | 'INACTIVE'
+  /** As `CreateSavingsPlan.schedule`. */
+  schedule?: 2
 }
 
 export type DeleteSavingsPlan = {
@@ -178,7 +188,11 @@ const savingsDayMs = 86_400_000
 function anchoredIndex(
   plan: Pick<Plan, 'startMs' | 'frequency' | 'executions'>,
   timestamp: number,
+  schedule: 2 | undefined,
 ): number {
+  // The rules of commands journaled before these (see CreateSavingsPlan.schedule).
+  if (schedule === undefined)
+    return Math.max(0, lastOccurrenceIndex(plan.startMs, plan.frequency, timestamp - 1) + 1)
   const todayMs = Math.floor(timestamp / savingsDayMs) * savingsDayMs
   const lastRunMs = plan.executions.at(-1)?.scheduledAt ?? Number.NEGATIVE_INFINITY
   const afterMs = Math.max(plan.startMs >= todayMs ? plan.startMs - 1 : timestamp - 1, lastRunMs)
@@ -524,7 +538,7 @@ export class ExchangeCore {
         id: planId,
         created: timestamp,
         updated: timestamp,
-        nextIndex: anchoredIndex({ ...fields, executions: [] }, timestamp),
+        nextIndex: anchoredIndex({ ...fields, executions: [] }, timestamp, command.schedule),
         executions: [],
       })
       return { ok: true, events: [] }
@@ -537,13 +551,14 @@ export class ExchangeCore {
     else {
       // A paused plan skipped its occurrences by choice: re-activated, it starts afresh rather
       // than recording them as missed (419) and buying at once.
-      const reactivated = plan.status === 'INACTIVE' && command.status === 'ACTIVE'
+      const reactivated =
+        command.schedule === 2 && plan.status === 'INACTIVE' && command.status === 'ACTIVE'
       if (command.amount !== undefined) plan.amount = command.amount
       if (command.status !== undefined) plan.status = command.status
       plan.frequency = command.frequency ?? plan.frequency
       plan.startMs = command.startMs ?? plan.startMs
       if (reactivated || command.frequency !== undefined || command.startMs !== undefined)
-        plan.nextIndex = anchoredIndex(plan, command.timestamp)
+        plan.nextIndex = anchoredIndex(plan, command.timestamp, command.schedule)
     }
     plan.updated = command.timestamp
     return { ok: true, events: [] }
