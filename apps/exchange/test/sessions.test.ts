@@ -200,6 +200,50 @@ describe('browser sessions', () => {
     for (const { ws } of sockets) ws.close()
   })
 
+  it('a failed authenticate leaves an authenticated socket unauthenticated, told by its error alone', async () => {
+    const account = await server.accounts.createAccount('eve@example.com', 'a long password')
+    const apiKey = await server.accounts.createApiKey(account.id, ['view', 'trade'])
+    await post('/exchange/auth/v1/signup', {
+      email: 'fay@example.com',
+      password: 'correct horse battery',
+    })
+    const login = await post('/exchange/auth/v1/login', {
+      email: 'fay@example.com',
+      password: 'correct horse battery',
+    })
+    const unknownToken = 'x'.repeat(43)
+    const attempts = [
+      {
+        first: authenticateRequest(apiKey, nowMs),
+        failed: authenticateRequest({ key: apiKey.key, secret: 'not the secret' }, nowMs),
+        errorCode: 309,
+      },
+      {
+        first: { action: 'authenticate', token: login.json.token },
+        failed: { action: 'authenticate', token: unknownToken },
+        errorCode: 313,
+      },
+      {
+        first: authenticateRequest(apiKey, nowMs),
+        failed: { action: 'authenticate', key: apiKey.key },
+        errorCode: 203,
+      },
+    ]
+    for (const [index, { first, failed, errorCode }] of attempts.entries()) {
+      const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+      await new Promise((resolve) => ws.once('open', resolve))
+      const next = messages(ws)
+      ws.send(JSON.stringify(first))
+      expect(await next()).toEqual({ event: 'authenticate', authenticated: true })
+      ws.send(JSON.stringify(failed))
+      expect(await next()).toMatchObject({ action: 'authenticate', errorCode })
+      // The next message is the answer to the next request: no `unauthenticate` event between.
+      ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 10 + index }))
+      expect(await next()).toMatchObject({ action: 'privateGetBalance', errorCode: 300 })
+      ws.close()
+    }
+  })
+
   it('bad bodies get an errorCode and words, not stack traces', async () => {
     const response = await post('/exchange/auth/v1/login', { email: 'x@example.com' })
     expect(response).toEqual({

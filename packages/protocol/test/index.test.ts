@@ -178,6 +178,7 @@ describe('public exports', () => {
       'reportTrade',
       'reportTradesResponse',
       'requestId',
+      'requestIdEcho',
       'requestIdTokenLengthMax',
       'restAuthHeaders',
       'restBasePath',

@@ -4,6 +4,7 @@ import {
   InvalidRequestIdTokenError,
   parse,
   readRequestIdToken,
+  requestIdEcho,
   signingString,
   toProtocolBookSubscription,
   websocketSigningPath,
@@ -53,6 +54,36 @@ describe('requestId beyond 2^53 (protocol §6.1)', () => {
     expect(() => encodeWsMessage({ action: 'x' }, '1,"error":"x"')).toThrow(
       InvalidRequestIdTokenError,
     )
+  })
+
+  it('serialises an error to a message without an action with the token first', () => {
+    expect(encodeWsMessage({ errorCode: 203 }, '17000000000000001234')).toBe(
+      '{"requestId":17000000000000001234,"errorCode":203}',
+    )
+  })
+})
+
+describe('the requestId a reply echoes (protocol §6.1)', () => {
+  const echo = (text: string) =>
+    requestIdEcho(text, (JSON.parse(text) as { requestId: number }).requestId)
+
+  it('is the raw token when it is an integer one', () => {
+    expect(echo('{"requestId":17000000000000001234}')).toBe('17000000000000001234')
+  })
+
+  it('is the parsed number when the client wrote it another way', () => {
+    expect(echo('{"requestId":1e5}')).toBe('100000')
+    expect(echo('{"requestId":7.0}')).toBe('7')
+    expect(echo('{"requestId":9007199254740991e0}')).toBe('9007199254740991')
+  })
+
+  it('is the value JSON.parse kept when the key is repeated', () => {
+    expect(echo('{"requestId":5,"requestId":1e5}')).toBe('100000')
+  })
+
+  it('is none when the parse may have rounded the number the client wrote', () => {
+    expect(echo('{"requestId":123456789012345678901}')).toBeUndefined()
+    expect(echo('{"requestId":1.5e17}')).toBeUndefined()
   })
 })
 

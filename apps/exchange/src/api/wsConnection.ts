@@ -8,7 +8,8 @@ import {
   encodeWsMessage,
   type ProtocolErrorReply,
   protocolError,
-  readRequestIdToken,
+  requestIdEcho,
+  requestId as requestIdSchema,
   restEndpointWeight,
   type SubscriptionChannel,
   safeParse,
@@ -249,18 +250,25 @@ export class WsConnection {
   }
 
   /**
-   * Forgets the caller, and with it the account channel (re-indexed without an account), and
-   * tells the client with the `unauthenticate` event, which the trading app shows as a session
-   * that has ended (spec §8, code 401).
+   * Forgets the caller and tells the client with the `unauthenticate` event, which the trading
+   * app shows as a session that has ended (spec §8, code 401).
    */
   #unauthenticate(): void {
-    if (this.caller === undefined) return
+    if (this.#forgetCaller()) this.send(JSON.stringify({ event: 'unauthenticate' }))
+  }
+
+  /**
+   * Forgets the caller, and with it the account channel (re-indexed without an account);
+   * whether there was one.
+   */
+  #forgetCaller(): boolean {
+    if (this.caller === undefined) return false
     this.caller = undefined
     this.#apiKey = undefined
     this.#sessionHash = undefined
     this.#authExpiresAtMs = Number.POSITIVE_INFINITY
     this.#deps.onSubscriptionsChanged?.(this)
-    this.send(JSON.stringify({ event: 'unauthenticate' }))
+    return true
   }
 
   async onMessage(text: string): Promise<void> {
@@ -285,17 +293,23 @@ export class WsConnection {
       this.send(JSON.stringify(protocolError(102).body))
       return
     }
-    const requestIdToken = readRequestIdToken(text)
     const record = message as Record<string, unknown>
     const action = typeof record.action === 'string' ? record.action : undefined
+    // Every reply to a request carries the requestId it was accepted with: a client matching
+    // replies by id would otherwise wait for one that never comes, and may send it again.
+    const accepted = requestIdSchema.safeParse(record.requestId)
+    const requestIdText = accepted.success ? requestIdEcho(text, accepted.data) : undefined
     const fail = (reply: ProtocolErrorReply): void => {
-      if (action === undefined) {
-        this.send(JSON.stringify({ requestId: record.requestId, ...reply.body }))
-      } else {
-        // Like the live API, echo the request's market so a client can tell which one failed.
-        const market = typeof record.market === 'string' ? { market: record.market } : {}
-        this.send(encodeWsMessage({ action, ...market, ...reply.body }, requestIdToken))
-      }
+      // A failed authenticate leaves no one authenticated, whatever failed: a client switching
+      // accounts must not go on trading as the first one. Its error reply says enough.
+      if (action === 'authenticate') this.#forgetCaller()
+      // Like the live API, echo the request's market so a client can tell which one failed.
+      const market = typeof record.market === 'string' ? { market: record.market } : {}
+      this.send(encodeWsMessage({ action, ...market, ...reply.body }, requestIdText))
+    }
+    if (accepted.success && requestIdText === undefined) {
+      fail(protocolError(205, { param: 'requestId' }))
+      return
     }
 
     // As over REST: the call's weight is charged, and a private one needs an authenticated
@@ -365,7 +379,7 @@ export class WsConnection {
         const result = await this.#deps.actions.run(request.action, params, this.caller)
         if (result.ok) {
           this.send(
-            encodeWsMessage({ action: request.action, response: result.response }, requestIdToken),
+            encodeWsMessage({ action: request.action, response: result.response }, requestIdText),
           )
         } else fail(result)
       }

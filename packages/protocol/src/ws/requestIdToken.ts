@@ -2,7 +2,8 @@ import { InvalidRequestIdTokenError } from '../errors/ProtocolError.ts'
 
 // ccxt's requestId has ~17 digits, beyond 2^53: after JSON.parse the number may be rounded, and
 // ccxt matches replies by String(requestId). So a server reads the raw token from the message
-// text and writes it back verbatim.
+// text and writes it back verbatim; `requestIdEcho` says what to write back for every accepted
+// requestId, the ones written another way included.
 
 /** Longest requestId token echoed (an int64 has at most 20 characters with its sign). */
 export const requestIdTokenLengthMax = 20
@@ -48,6 +49,22 @@ export function readRequestIdToken(text: string): string | undefined {
   return undefined
 }
 
+/**
+ * The text a reply gives back as a request's `requestId` (the value its schema accepted, read
+ * from the message `text`): the client's own token when it is an integer one, exact even beyond
+ * 2^53. Written another way (`1e5`, `7.0`), the parsed number written back (`100000`, `7`), but
+ * only up to 2^53, where every integer is exact: beyond, the parse may have rounded it, and the
+ * reply would carry an id the client never sent (a 21-digit id, too long to echo as a token,
+ * would come back ending in zeros). Undefined then: no reply can carry the id, so the request is
+ * to be refused (205) before anything is done for it.
+ */
+export function requestIdEcho(text: string, requestId: number): string | undefined {
+  const token = readRequestIdToken(text)
+  // The scan stops at the first requestId key, JSON.parse keeps the last one's value.
+  if (token !== undefined && Number(token) === requestId) return token
+  return Number.isSafeInteger(requestId) ? JSON.stringify(requestId) : undefined
+}
+
 function endOfString(text: string, start: number): number {
   let index = start + 1
   while (index < text.length) {
@@ -87,10 +104,11 @@ function safeJsonString(literal: string): string | undefined {
 /**
  * Serialise an action reply with `action` first and the raw `requestId` token echoed verbatim
  * (`{"action":"getTime","requestId":17000000000000001234,"response":{...}}`). Without a token the
- * message is serialised as is (its numeric `requestId`, if any, included).
+ * message is serialised as is (its numeric `requestId`, if any, included). Without an action (the
+ * error answering a message that names none) the token comes first.
  */
 export function encodeWsMessage(
-  message: { action: string; requestId?: number; [key: string]: unknown },
+  message: { action?: string; requestId?: number; [key: string]: unknown },
   requestIdToken?: string,
 ): string {
   if (requestIdToken === undefined) return JSON.stringify(message)
@@ -98,7 +116,10 @@ export function encodeWsMessage(
     throw new InvalidRequestIdTokenError(requestIdToken)
   }
   const { action, requestId: _ignored, ...rest } = message
-  const head = `{"action":${JSON.stringify(action)},"requestId":${requestIdToken}`
+  const head =
+    action === undefined
+      ? `{"requestId":${requestIdToken}`
+      : `{"action":${JSON.stringify(action)},"requestId":${requestIdToken}`
   const tail = JSON.stringify(rest)
   return tail === '{}' ? `${head}}` : `${head},${tail.slice(1)}`
 }

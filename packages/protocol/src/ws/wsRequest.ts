@@ -14,9 +14,9 @@ import { endWithinOneDayOfStart } from '../rest/timeWindow.ts'
 
 /**
  * `requestId`: an integer JSON number. ccxt sends ~17 digits (beyond 2^53), so after JSON.parse
- * the value may already be rounded: the schema accepts any integral number, and a server must
- * echo the raw token from the message text (see `readRequestIdToken` and `encodeWsMessage`),
- * never the parsed number.
+ * the value may already be rounded: the schema accepts any integral number, and a server echoes
+ * the raw token from the message text rather than the parsed number, and refuses an id it cannot
+ * echo faithfully (see `requestIdEcho` and `encodeWsMessage`).
  */
 export const requestId = z
   .number({ error: 'expected an integer requestId' })
