@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream'
 import { feeTier } from '@polder/catalogue'
 import { type FillEvent, isOpenStatus } from '@polder/engine'
 import { protocolError, type SubscriptionChannel } from '@polder/protocol'
-import Fastify, { type FastifyInstance, LogController } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, LogController } from 'fastify'
 import { WebSocketServer } from 'ws'
 import { AccountStore } from './accounts/accountStore.ts'
 import { createSecretBox, loadSecretKey } from './accounts/secretBox.ts'
@@ -275,6 +275,21 @@ export async function createExchangeServer(
     // One line per request would drown the log under API clients and the simulator.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
+    // What Fastify refuses before any route runs gets the protocol's body, as every other answer.
+    // A path that cannot be decoded (`%ZZ`), or with a parameter longer than the router reads
+    // (100 characters), is matched to no endpoint: 110 tells the client to check the URL. Not
+    // 205, which names a parameter: Fastify does not say which one it could not read. The status
+    // stays Fastify's (400, 414 URI Too Long); protocol §5 puts 110 at 400 or 404. The only other
+    // error it passes here is an async route constraint's (the server has none): a 101.
+    frameworkErrors: (error, request, reply: FastifyReply) => {
+      if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        reply.code(error.statusCode ?? 400).send(protocolError(110).body)
+        return
+      }
+      request.log.error({ err: error }, 'unhandled framework error')
+      const { status, body } = protocolError(101)
+      reply.code(status).send(body)
+    },
   })
   if (dataDirWasOpen !== undefined)
     app.log.warn(

@@ -1,6 +1,7 @@
 // Conformance of what the server serves today, over real HTTP and real WebSockets on loopback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
+import { sign } from '../src/auth/signature.ts'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { testListing } from './fixtures/testListing.ts'
@@ -57,6 +58,47 @@ describe('REST', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"market":',
+    })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({ errorCode: 102, error: 'Invalid JSON.' })
+  })
+})
+
+describe('REST requests Fastify refuses before any route runs', () => {
+  it('a path that cannot be decoded, or with a parameter too long to read, answers errorCode 110', async () => {
+    const badUrl = await fetch(`${baseUrl}/v2/%ZZ/book`)
+    expect(badUrl.status).toBe(400)
+    expect(await badUrl.json()).toEqual({
+      errorCode: 110,
+      error: 'Invalid endpoint. Please check url and HTTP method.',
+    })
+    const longParam = await fetch(`${baseUrl}/exchange/payments/v1/deposits/${'a'.repeat(120)}`)
+    expect(longParam.status).toBe(414)
+    expect(await longParam.json()).toEqual({
+      errorCode: 110,
+      error: 'Invalid endpoint. Please check url and HTTP method.',
+    })
+  })
+
+  it('a signed body sent as text/plain answers errorCode 102, not a signature error', async () => {
+    const account = await server.accounts.createAccount('plain@example.com', 'a long password')
+    const apiKey = await server.accounts.createApiKey(account.id, ['view', 'trade'])
+    const body = JSON.stringify({
+      market: 'BTC-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '0.01',
+      price: '3000',
+    })
+    const response = await fetch(`${baseUrl}/v2/order`, {
+      method: 'POST',
+      headers: {
+        'bitvavo-access-key': apiKey.key,
+        'bitvavo-access-timestamp': String(fixedNowMs),
+        'bitvavo-access-signature': sign(apiKey.secret, fixedNowMs, 'POST', '/v2/order', body),
+        'content-type': 'text/plain',
+      },
+      body,
     })
     expect(response.status).toBe(400)
     expect(await response.json()).toEqual({ errorCode: 102, error: 'Invalid JSON.' })

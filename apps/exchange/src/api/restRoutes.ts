@@ -40,6 +40,11 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
       done(null, body)
     },
   )
+  // Fastify reads a text/plain body as text by default: it would reach a route with no raw body,
+  // be taken for none, and a signed request would then fail its signature (309) though the
+  // client signed it right. Without that parser it is refused as every other content type
+  // without one: 102 (see the server's error handler).
+  app.removeContentTypeParser('text/plain')
 
   app.route({
     method: ['GET', 'POST', 'PUT', 'DELETE'],
