@@ -149,7 +149,7 @@ describe('the official Node SDK against a Polder server', () => {
 
   it('surfaces protocol errors the way the SDK expects: the message string', async () => {
     await expect(
-      taker.placeOrder('BTC-EUR', 'buy', 'limit', { amount: '100', price: '60000' }),
+      taker.placeOrder('BTC-EUR', 'buy', 'limit', { amount: '10', price: '60000' }),
     ).rejects.toBe('You do not have sufficient balance to complete this operation.')
   })
 })
