@@ -39,6 +39,13 @@ const post = async (path: string, body?: unknown, token?: string) => {
   return { status: response.status, json: (text ? JSON.parse(text) : undefined) as Json }
 }
 
+/** Signs `email` up (once) and logs in: a new session's token. */
+async function sessionFor(email: string): Promise<string> {
+  const credentials = { email, password: 'correct horse battery' }
+  await post('/exchange/auth/v1/signup', credentials)
+  return (await post('/exchange/auth/v1/login', credentials)).json.token
+}
+
 async function socketAuthenticatedWith(token: string): Promise<{ ws: WebSocket; reply: Json }> {
   const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
   await new Promise((resolve) => ws.once('open', resolve))
@@ -122,16 +129,9 @@ describe('browser sessions', () => {
   })
 
   it('an expired session is refused with 313', async () => {
-    await post('/exchange/auth/v1/signup', {
-      email: 'bob@example.com',
-      password: 'correct horse battery',
-    })
-    const login = await post('/exchange/auth/v1/login', {
-      email: 'bob@example.com',
-      password: 'correct horse battery',
-    })
+    const token = await sessionFor('bob@example.com')
     nowMs += 24 * 60 * 60 * 1000 + 1
-    const { ws, reply } = await socketAuthenticatedWith(login.json.token)
+    const { ws, reply } = await socketAuthenticatedWith(token)
     expect(reply).toMatchObject({
       action: 'authenticate',
       errorCode: 313,
@@ -141,19 +141,8 @@ describe('browser sessions', () => {
   })
 
   it("a socket's authentication ends with its session: at logout, or once it expires", async () => {
-    await post('/exchange/auth/v1/signup', {
-      email: 'cleo@example.com',
-      password: 'correct horse battery',
-    })
-    const login = async () =>
-      (
-        await post('/exchange/auth/v1/login', {
-          email: 'cleo@example.com',
-          password: 'correct horse battery',
-        })
-      ).json.token as string
-    const first = await login()
-    const second = await login()
+    const first = await sessionFor('cleo@example.com')
+    const second = await sessionFor('cleo@example.com')
     const a = await socketAuthenticatedWith(first)
     const b = await socketAuthenticatedWith(second)
     const aNext = messages(a.ws)
@@ -203,14 +192,7 @@ describe('browser sessions', () => {
   it('a failed authenticate leaves an authenticated socket unauthenticated, told by its error alone', async () => {
     const account = await server.accounts.createAccount('eve@example.com', 'a long password')
     const apiKey = await server.accounts.createApiKey(account.id, ['view', 'trade'])
-    await post('/exchange/auth/v1/signup', {
-      email: 'fay@example.com',
-      password: 'correct horse battery',
-    })
-    const login = await post('/exchange/auth/v1/login', {
-      email: 'fay@example.com',
-      password: 'correct horse battery',
-    })
+    const token = await sessionFor('fay@example.com')
     const unknownToken = 'x'.repeat(43)
     const attempts = [
       {
@@ -219,7 +201,7 @@ describe('browser sessions', () => {
         errorCode: 309,
       },
       {
-        first: { action: 'authenticate', token: login.json.token },
+        first: { action: 'authenticate', token },
         failed: { action: 'authenticate', token: unknownToken },
         errorCode: 313,
       },
