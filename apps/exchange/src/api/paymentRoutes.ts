@@ -19,6 +19,7 @@ import {
   limitWindowMs,
   withdrawnCentsSince,
 } from '../transfers/transferLimits.ts'
+import { queryParameters } from './queryParameters.ts'
 import { requireWebCaller } from './webAuth.ts'
 import { webJsonBody } from './webJsonBody.ts'
 
@@ -142,11 +143,7 @@ export function registerPaymentRoutes(app: FastifyInstance, deps: PaymentDeps): 
   app.get('/exchange/payments/v1/deposits', async (request, reply) => {
     const accountId = await requireWebCaller(request, reply, deps)
     if (accountId === undefined) return reply
-    const queryStart = request.url.indexOf('?')
-    const rawQuery = queryStart < 0 ? '' : request.url.slice(queryStart + 1)
-    const query = safeParse(listQuery, Object.fromEntries(new URLSearchParams(rawQuery)), {
-      location: 'query',
-    })
+    const query = safeParse(listQuery, queryParameters(request), { location: 'query' })
     if (!query.success) return reply.code(query.error.status).send(query.error.body)
     return service.core.payments
       .ofAccount(accountId)

@@ -16,6 +16,7 @@ import { savingsPlanNotFound } from '../core/exchangeCore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import type { Plan } from '../savings/savingsBook.ts'
 import { dateToMs, msToDate, occurrence } from '../savings/schedule.ts'
+import { queryParameters } from './queryParameters.ts'
 import { requireWebCaller } from './webAuth.ts'
 
 export type SavingsDeps = { service: ExchangeService; accounts: AccountStore; nowMs: () => number }
@@ -75,7 +76,7 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
     if (accountId === undefined) return reply
     let input: unknown = {}
     if (match.endpoint.requestIn === 'query') {
-      input = Object.fromEntries(new URLSearchParams(request.url.split('?')[1] ?? ''))
+      input = queryParameters(request)
     } else if (request.rawBody) {
       try {
         input = JSON.parse(request.rawBody)
@@ -109,8 +110,8 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
       const min = parseDecimal(savingsPlanLimits.amountMinEur, 2)
       const max = parseDecimal(savingsPlanLimits.amountMaxEur, 2)
       if (!parsedAmount.ok || !min.ok || !max.ok) {
-        // Too many decimals is 429, as for orders, withdrawals and payments.
-        const code = !parsedAmount.ok && parsedAmount.errorCode === 429 ? 429 : 205
+        // Too many decimals is 429 (the parser says which), as for orders, withdrawals and payments.
+        const code = parsedAmount.ok ? 205 : parsedAmount.errorCode
         return reply.code(400).send(protocolError(code, { param: 'amount' }).body)
       }
       if (parsedAmount.units < min.units) return reply.code(400).send(protocolError(212).body)

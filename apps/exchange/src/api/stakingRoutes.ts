@@ -82,10 +82,10 @@ export function registerStakingRoutes(app: FastifyInstance, deps: StakingDeps): 
         return reply.code(400).send(protocolError(205, { param: 'asset' }).body)
       }
       const amount = parseDecimal(body.amount, asset.decimals)
-      // Too many decimals is 429, as for orders, withdrawals and payments.
-      if (!amount.ok && amount.errorCode === 429)
-        return reply.code(400).send(protocolError(429, { param: 'amount' }).body)
-      if (!amount.ok || amount.units <= 0)
+      // Too many decimals is 429 (the parser says which), as for orders, withdrawals and payments.
+      if (!amount.ok)
+        return reply.code(400).send(protocolError(amount.errorCode, { param: 'amount' }).body)
+      if (amount.units <= 0)
         return reply.code(400).send(protocolError(205, { param: 'amount' }).body)
       const outcome = await service.submit({
         type: action,

@@ -3,21 +3,16 @@
 import { assetBySymbol } from '@polder/catalogue'
 import { formatAmount, formatPrice, type MarketSpec } from '@polder/engine'
 import { marketsDataRequest, priceCandlesRequest, safeParse } from '@polder/protocol'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import type { Listing } from './exchangeActions.ts'
+import { queryParameters } from './queryParameters.ts'
 import { candleToWire, quoteVolumeToWire } from './wireFormat.ts'
 
 export type WebDeps = { service: ExchangeService; listing: Listing; nowMs: () => number }
 
 const miniChartInterval = '30m' as const
 const dayMs = 86_400_000
-
-function query(request: FastifyRequest): Record<string, string> {
-  const target = request.url
-  const at = target.indexOf('?')
-  return Object.fromEntries(new URLSearchParams(at < 0 ? '' : target.slice(at + 1)))
-}
 
 /** Percent change with two decimals, rounded half away from zero, from integer prices. */
 export function percentChange(open: number, last: number): string {
@@ -57,7 +52,7 @@ export function registerWebRoutes(app: FastifyInstance, deps: WebDeps): void {
   })
 
   app.get('/exchange/proxy/v3/markets/data', async (request, reply) => {
-    const parsed = safeParse(marketsDataRequest, query(request), { location: 'query' })
+    const parsed = safeParse(marketsDataRequest, queryParameters(request), { location: 'query' })
     if (!parsed.success) return fail(reply, parsed.error.status, parsed.error.body)
     const { markets, assets, theme = 'light', miniChart } = parsed.data
     const nowMs = deps.nowMs()
@@ -104,7 +99,7 @@ export function registerWebRoutes(app: FastifyInstance, deps: WebDeps): void {
   })
 
   app.get('/exchange/xp/v1/markets/price/candles', async (request, reply) => {
-    const parsed = safeParse(priceCandlesRequest, query(request), { location: 'query' })
+    const parsed = safeParse(priceCandlesRequest, queryParameters(request), { location: 'query' })
     if (!parsed.success) return fail(reply, parsed.error.status, parsed.error.body)
     const spec = engine.market(parsed.data.market)
     if (spec === null)

@@ -275,10 +275,11 @@ export class WsConnection {
     while (this.#authenticating) await this.#authenticating
     // A session that has run out since it authenticated the connection ends here, before
     // anything is charged to or done for its account.
-    if (this.#deps.nowMs() >= this.#authExpiresAtMs) this.#unauthenticate()
+    const nowMs = this.#deps.nowMs()
+    if (nowMs >= this.#authExpiresAtMs) this.#unauthenticate()
     // Every message costs at least one point, charged before any parsing: malformed floods too.
     const caller = this.#apiKey ? `key:${this.#apiKey}` : `ip:${this.#ip}`
-    const first = this.#deps.rateLimiter.charge(caller, controlWeight, this.#deps.nowMs())
+    const first = this.#deps.rateLimiter.charge(caller, controlWeight, nowMs)
     if (!first.allowed) {
       this.send(JSON.stringify(protocolError(105, { expiryInMs: first.bannedUntilMs }).body))
       return

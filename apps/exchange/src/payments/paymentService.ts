@@ -102,7 +102,7 @@ export class PaymentService {
     if (!parsed.ok)
       return {
         ok: false,
-        refusal: protocolError(parsed.errorCode === 429 ? 429 : 205, { param: 'amount' }).body,
+        refusal: protocolError(parsed.errorCode, { param: 'amount' }).body,
       }
     const amountCents = BigInt(parsed.units)
     const paymentId =
