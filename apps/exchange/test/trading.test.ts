@@ -601,6 +601,26 @@ describe('more order paths over the wire', () => {
       orderId: placed.json.orderId,
     })
     expect(nothing.json.errorCode).toBe(232)
+    // An update the market refuses is refused for that, not for the balance it would need; one
+    // the market allows but the balance does not is 216, and the order stays as it was.
+    const tooHigh = await signed(alice, 'PUT', '/v2/order', {
+      market: 'BTC-EUR',
+      orderId: placed.json.orderId,
+      price: '99999999999',
+    })
+    expect(tooHigh.json.errorCode).toBe(211)
+    const unfunded = await signed(alice, 'PUT', '/v2/order', {
+      market: 'BTC-EUR',
+      orderId: placed.json.orderId,
+      amount: '5',
+    })
+    expect(unfunded.json.errorCode).toBe(216)
+    const unchanged = await signed(
+      alice,
+      'GET',
+      `/v2/order?market=BTC-EUR&orderId=${placed.json.orderId}`,
+    )
+    expect(unchanged.json).toMatchObject({ price: '31000', amount: '0.01000000', onHold: '310.78' })
     // The id in upper case names the same order, as it does for GET and DELETE.
     const upper = await signed(alice, 'PUT', '/v2/order', {
       market: 'BTC-EUR',

@@ -203,6 +203,23 @@ class MarketState {
   }
 }
 
+/** An update checked against its order and market, with the order's new values. */
+interface UpdatePlan {
+  readonly ok: true
+  readonly market: MarketState
+  readonly order: Order
+  /** The order awaits its trigger (it is not in the book). */
+  readonly waiting: boolean
+  readonly price: number
+  readonly triggerAmount: number
+  readonly amount: number
+  readonly amountRemaining: number
+  readonly amountQuote: number
+  readonly timeInForce: TimeInForce
+  readonly selfTradePrevention: SelfTradePrevention
+  readonly postOnly: boolean
+}
+
 const noopSink: EngineSink = {
   order() {},
   trade() {},
@@ -444,7 +461,8 @@ export class Engine {
     return { ok: true, orderIds }
   }
 
-  updateOrder(command: UpdateOrder): Accepted | Rejection {
+  /** The order `command` would change and its new values, or why it would be refused. */
+  private planUpdate(command: UpdateOrder): UpdatePlan | Rejection {
     const market = this.markets.get(command.market)
     if (market === undefined) return reject(ErrorCode.parameterInvalid, 'market')
     const statusRejection = tradingRejection(market.spec.status)
@@ -542,14 +560,44 @@ export class Engine {
       selfTradePrevention !== order.selfTradePrevention ||
       postOnly !== order.postOnly
     if (!changed) return reject(ErrorCode.updateChangesNothing)
+    return {
+      ok: true,
+      market,
+      order,
+      waiting,
+      price,
+      triggerAmount,
+      amount,
+      amountRemaining,
+      amountQuote,
+      timeInForce,
+      selfTradePrevention,
+      postOnly,
+    }
+  }
 
+  /**
+   * What `updateOrder(command)` would be refused with (its market, its order, its parameters
+   * against the market's rules), without changing anything; null when it would be applied. The
+   * exchange asks before refusing an update for the balance, as it does for a new order.
+   */
+  updateRejection(command: UpdateOrder): Rejection | null {
+    const plan = this.planUpdate(command)
+    return plan.ok ? null : plan
+  }
+
+  updateOrder(command: UpdateOrder): Accepted | Rejection {
+    const plan = this.planUpdate(command)
+    if (!plan.ok) return plan
+    const { market, order, waiting, price, amount, amountRemaining, amountQuote } = plan
+    const spec = market.spec
     const timestamp = command.timestamp
     order.updated = timestamp
     order.restatementReason = null
-    order.timeInForce = timeInForce
-    order.selfTradePrevention = selfTradePrevention
-    order.postOnly = postOnly
-    order.triggerAmount = triggerAmount
+    order.timeInForce = plan.timeInForce
+    order.selfTradePrevention = plan.selfTradePrevention
+    order.postOnly = plan.postOnly
+    order.triggerAmount = plan.triggerAmount
     if (waiting) {
       order.price = price
       order.amount = amount

@@ -1013,7 +1013,9 @@ export class ExchangeCore {
         this.#holdContext(command.market, current.disableMarketProtection),
       )
       delta = required - hold.remaining
-      if (delta > this.ledger.balance(hold.accountId, hold.asset).available) return insufficient()
+      // An update the engine would refuse gets that answer whatever the balance, as a new order.
+      if (delta > this.ledger.balance(hold.accountId, hold.asset).available)
+        return this.engine.updateRejection(command) ?? insufficient()
     }
     const result = this.engine.execute(command)
     const events = this.#log.take()
