@@ -6,7 +6,11 @@ export type ExchangeConfig = {
   host: string
   /** 0 asks the operating system for a free port. */
   port: number
-  /** Largest WebSocket message accepted, in bytes; a larger one closes the socket (1009). */
+  /**
+   * Largest WebSocket message read, in bytes. A larger one is answered with 102, as an oversized
+   * REST body is, and the socket stays open; one over `wsMessageReadFactor` times this closes the
+   * socket (1009), so that no message holds more memory than that.
+   */
   wsMessageBytesMax: number
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** Where the embedded database and the secret key live; undefined: in memory (tests). */
@@ -33,6 +37,9 @@ export type ExchangeConfig = {
    */
   venue: string
 }
+
+/** How much larger than `wsMessageBytesMax` a message may be before it closes its socket. */
+export const wsMessageReadFactor = 16
 
 export const defaultConfig: ExchangeConfig = {
   host: '127.0.0.1',

@@ -26,7 +26,7 @@ import { registerSessionRoutes } from './api/sessionRoutes.ts'
 import { registerStakingRoutes } from './api/stakingRoutes.ts'
 import { registerWebRoutes } from './api/webRoutes.ts'
 import { UncorkQueue, WsConnection } from './api/wsConnection.ts'
-import type { ExchangeConfig } from './config.ts'
+import { type ExchangeConfig, wsMessageReadFactor } from './config.ts'
 import { CancelOnDisconnect } from './core/cancelOnDisconnect.ts'
 import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
 import { recentTradesPerMarketMax } from './core/orderHistory.ts'
@@ -426,7 +426,10 @@ export async function createExchangeServer(
     return reply.code(status).send(body)
   })
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: config.wsMessageBytesMax })
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: config.wsMessageBytesMax * wsMessageReadFactor,
+  })
   const fanOut = new UncorkQueue(
     options.fanOutSliceConnections ?? fanOutSliceConnections,
     options.fanOutNextTurn,
@@ -482,7 +485,9 @@ export async function createExchangeServer(
     // caught up (backpressure, rather than serving it without bound or cutting it off).
     let inFlight = 0
     ws.on('message', (data, isBinary) => {
-      const text = isBinary ? '' : data.toString()
+      // A binary or oversized message is not read: either is answered as invalid JSON (102).
+      const text =
+        isBinary || (data as Buffer).length > config.wsMessageBytesMax ? '' : data.toString()
       if (inFlight >= wsRequestsInFlightMax) {
         ws.close(1008, 'too many requests in flight')
         return

@@ -146,10 +146,25 @@ describe('WebSocket', () => {
     ws.close()
   })
 
-  it('closes a socket that sends a message above the size limit with 1009', async () => {
+  it('answers a message above the size limit with 102 and keeps the socket usable', async () => {
+    const ws = await openSocket()
+    const tooLarge = await exchange(
+      ws,
+      JSON.stringify({ action: 'getTime', requestId: 1, padding: 'x'.repeat(2048) }),
+    )
+    expect(tooLarge).toEqual({ errorCode: 102, error: expect.any(String) })
+    expect(await exchange(ws, '{"action":"getTime","requestId":2}')).toMatchObject({
+      action: 'getTime',
+      requestId: 2,
+      response: { time: fixedNowMs },
+    })
+    ws.close()
+  })
+
+  it('closes a socket that sends a message over 16 times the size limit with 1009', async () => {
     const ws = await openSocket()
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)))
-    ws.send(JSON.stringify({ action: 'getTime', padding: 'x'.repeat(2048) }))
+    ws.send(JSON.stringify({ action: 'getTime', padding: 'x'.repeat(16 * 1024 + 1) }))
     expect(await closed).toBe(1009)
   })
 
