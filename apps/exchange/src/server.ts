@@ -12,9 +12,11 @@ import { AccountStore } from './accounts/accountStore.ts'
 import { createSecretBox, loadSecretKey } from './accounts/secretBox.ts'
 import { ActionRegistry, success } from './api/actions.ts'
 import {
+  adminTokenFile,
   hasBearerToken,
   isLoopbackRequest,
-  loadAdminToken,
+  loadToken,
+  metricsTokenFile,
   registerAdminRoutes,
 } from './api/adminRoutes.ts'
 import { type Listing, registerExchangeActions } from './api/exchangeActions.ts'
@@ -81,6 +83,8 @@ export type ExchangeServer = {
   tradePruning: PeriodicTask<void>
   /** Bearer token of the /admin endpoints (kept in the data directory when there is one). */
   adminToken: string
+  /** Bearer token of /metrics from another host (`metrics.token` in the data directory). */
+  metricsToken: string
   /** Starts listening; resolves with the base URL (http://host:port). */
   listen(): Promise<string>
   /** Stops accepting, closes every socket with 1001 (going away), then the HTTP server and the database. */
@@ -249,8 +253,12 @@ export async function createExchangeServer(
   const candleHistory: HistoryStartup = (
     await openCandleHistory(storage, service, simulator, config.seed, () => clock.nowMs())
   ).startup
-  const adminToken =
-    config.dataDir === undefined ? randomBytes(32).toString('hex') : loadAdminToken(config.dataDir)
+  const token = (fileName: string) =>
+    config.dataDir === undefined
+      ? randomBytes(32).toString('hex')
+      : loadToken(config.dataDir, fileName)
+  const adminToken = token(adminTokenFile)
+  const metricsToken = token(metricsTokenFile)
   const hub = new MarketDataHub(
     service,
     (asset) => decimalsBySymbol.get(asset) ?? 8,
@@ -346,11 +354,12 @@ export async function createExchangeServer(
     startup: service.startup,
     candleHistory,
   }))
-  // For the operator's scraper: from loopback as it is, from elsewhere with the admin token.
+  // For the operator's scraper: from loopback as it is, from elsewhere with the metrics token
+  // (its own, so that the admin token never has to cross the network).
   app.get('/metrics', async (request, reply) => {
-    if (!isLoopbackRequest(request) && !hasBearerToken(request, adminToken))
+    if (!isLoopbackRequest(request) && !hasBearerToken(request, metricsToken))
       return reply.code(403).send({
-        error: 'metrics need the admin token (Authorization: Bearer) from outside loopback',
+        error: 'metrics need the metrics token (Authorization: Bearer) from outside loopback',
       })
     reply.header('content-type', metrics.registry.contentType)
     return metrics.registry.metrics()
@@ -541,6 +550,7 @@ export async function createExchangeServer(
     payments,
     tradePruning,
     adminToken,
+    metricsToken,
     async listen() {
       // Countdowns that ran out while the server was down go before anyone can trade.
       await cancelOnDisconnect.tick()

@@ -1,6 +1,6 @@
 // The data directory is its owner's alone: the embedded database's files inside it are written
 // readable and writable by everyone (0666), password hashes and sessions among them.
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -35,6 +35,11 @@ describe.skipIf(process.platform === 'win32')('the data directory', () => {
     )
     try {
       expect(modeOf(dataDir)).toBe(0o700)
+      // Its two tokens, each its owner's alone and each its own.
+      expect(modeOf(join(dataDir, 'admin.token'))).toBe(0o600)
+      expect(modeOf(join(dataDir, 'metrics.token'))).toBe(0o600)
+      expect(readFileSync(join(dataDir, 'metrics.token'), 'utf8').trim()).toBe(server.metricsToken)
+      expect(server.metricsToken).not.toBe(server.adminToken)
     } finally {
       await server.close()
     }

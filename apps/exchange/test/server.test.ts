@@ -245,23 +245,29 @@ describe('operations', () => {
     ws.close()
   })
 
-  it('serves /metrics to another host only with the admin token', async () => {
+  it('serves /metrics to another host only with the metrics token, never the admin token', async () => {
     const from = { method: 'GET' as const, url: '/metrics', remoteAddress: '192.0.2.10' }
     const anonymous = await server.app.inject(from)
     expect(anonymous.statusCode).toBe(403)
-    expect(anonymous.json().error).toMatch(/admin token/)
+    expect(anonymous.json().error).toMatch(/metrics token/)
     const wrong = await server.app.inject({ ...from, headers: { authorization: 'Bearer nope' } })
     expect(wrong.statusCode).toBe(403)
-    const scraper = await server.app.inject({
+    // The admin token stays on the machine: it opens nothing from another host.
+    const admin = await server.app.inject({
       ...from,
       headers: { authorization: `Bearer ${server.adminToken}` },
+    })
+    expect(admin.statusCode).toBe(403)
+    const scraper = await server.app.inject({
+      ...from,
+      headers: { authorization: `Bearer ${server.metricsToken}` },
     })
     expect(scraper.statusCode).toBe(200)
     expect(scraper.body).toMatch(/^polder_websocket_connections \d+$/m)
     // The scheme is case-insensitive in HTTP.
     const lowerCase = await server.app.inject({
       ...from,
-      headers: { authorization: `bearer ${server.adminToken}` },
+      headers: { authorization: `bearer ${server.metricsToken}` },
     })
     expect(lowerCase.statusCode).toBe(200)
   })

@@ -12,10 +12,12 @@ import type { ExchangeService } from '../core/exchangeService.ts'
 import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
 
 export const adminTokenFile = 'admin.token'
+/** The token a scraper shows for /metrics from another host: never the admin token. */
+export const metricsTokenFile = 'metrics.token'
 
-/** Reads the admin token from the data directory, creating it on first start. */
-export function loadAdminToken(dataDir: string): string {
-  const path = join(dataDir, adminTokenFile)
+/** Reads a token (`fileName`) from the data directory, creating it on first start. */
+export function loadToken(dataDir: string, fileName: string): string {
+  const path = join(dataDir, fileName)
   if (!existsSync(path)) {
     mkdirSync(dataDir, { recursive: true })
     writeFileSync(path, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' })
