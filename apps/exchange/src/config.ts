@@ -36,6 +36,12 @@ export type ExchangeConfig = {
    * reports name as venue and trading system. The default is not a registered code.
    */
   venue: string
+  /**
+   * The URL clients reach the server at, when a proxy stands in front of it (POLDER_PUBLIC_URL):
+   * links the server hands out (asset icons) are built on it. Unset: on the address a request
+   * reached, never on its Host header, which the client chooses.
+   */
+  publicUrl: string | undefined
 }
 
 /** How much larger than `wsMessageBytesMax` a message may be before it closes its socket. */
@@ -56,6 +62,7 @@ export const defaultConfig: ExchangeConfig = {
   withdrawalDelayMs: 6_000,
   tradeRetentionDays: 7,
   venue: 'PLDR',
+  publicUrl: undefined,
 }
 
 export class ConfigError extends Error {
@@ -78,6 +85,21 @@ function positiveInteger(name: string, text: string): number {
   return value
 }
 
+/** `text` as an http(s) URL without query, fragment or trailing slash. */
+function publicUrlOf(text: string): string {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    url = new URL('invalid:')
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username)
+    throw new ConfigError(
+      `--public-url must be an http or https URL without query or fragment, got "${text}"`,
+    )
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
+}
+
 export function parseConfig(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
@@ -95,6 +117,7 @@ export function parseConfig(
       'withdrawal-delay-ms': { type: 'string' },
       'trade-retention-days': { type: 'string' },
       venue: { type: 'string' },
+      'public-url': { type: 'string' },
     },
     strict: true,
   })
@@ -116,9 +139,11 @@ export function parseConfig(
       `--venue must be a Market Identifier Code: four capital letters or digits, got "${venue}"`,
     )
   }
+  const publicUrlText = values['public-url'] ?? env.POLDER_PUBLIC_URL
   return {
     ...defaultConfig,
     venue,
+    publicUrl: publicUrlText ? publicUrlOf(publicUrlText) : undefined,
     host: values.host ?? env.HOST ?? defaultConfig.host,
     port,
     logLevel: logLevel as ExchangeConfig['logLevel'],

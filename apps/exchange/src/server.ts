@@ -384,7 +384,12 @@ export async function createExchangeServer(
       return reply.code(status).send(body)
     }
   })
-  registerWebRoutes(app, { service, listing, nowMs: () => clock.nowMs() })
+  registerWebRoutes(app, {
+    service,
+    listing,
+    nowMs: () => clock.nowMs(),
+    publicUrl: config.publicUrl,
+  })
   registerSessionRoutes(app, { accounts, rateLimiter, nowMs: () => clock.nowMs() })
   registerSavingsRoutes(app, { service, accounts, nowMs: () => clock.nowMs() })
   registerStakingRoutes(app, { service, accounts, nowMs: () => clock.nowMs() })

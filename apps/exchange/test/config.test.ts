@@ -75,3 +75,22 @@ describe('background threads priority', () => {
     )
   })
 })
+
+describe('public URL', () => {
+  it('is unset by default, and comes from the flag or POLDER_PUBLIC_URL without a trailing slash', () => {
+    expect(parseConfig([], {}).publicUrl).toBeUndefined()
+    expect(parseConfig([], { POLDER_PUBLIC_URL: 'https://polder.example/' }).publicUrl).toBe(
+      'https://polder.example',
+    )
+    expect(
+      parseConfig(['--public-url', 'https://polder.example/api/'], {
+        POLDER_PUBLIC_URL: 'https://other.example',
+      }).publicUrl,
+    ).toBe('https://polder.example/api')
+  })
+
+  it('refuses what is not an http or https URL without query or fragment', () => {
+    for (const text of ['polder.example', 'ftp://polder.example', 'https://a.example/?x=1'])
+      expect(() => parseConfig([`--public-url=${text}`], {}), text).toThrow(ConfigError)
+  })
+})

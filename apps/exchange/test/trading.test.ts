@@ -1,6 +1,7 @@
 // Trading end to end over real HTTP and WebSocket: signed REST requests and an authenticated
 // socket against a server on a random port, checking the protocol's shapes and errors.
 import { randomBytes, randomUUID } from 'node:crypto'
+import { get } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { sign } from '../src/auth/signature.ts'
@@ -542,9 +543,25 @@ describe("the spec's web API", () => {
     expect(item.change24h).toMatch(/^-?\d+\.\d\d$/)
     expect(item.miniChart.length).toBeGreaterThan(0)
     expect(item.theme.icon).toMatch(/\/exchange\/icons\/BTC-dark\.svg$/)
+    expect(item.theme.icon).toBe(`${baseUrl}/exchange/icons/BTC-dark.svg`)
     const icon = await fetch(item.theme.icon)
     expect(icon.headers.get('content-type')).toBe('image/svg+xml')
     expect(await icon.text()).toContain('<svg')
+    // A Host header of the client's choosing does not become the icons' address.
+    const forged = await new Promise<Json>((resolve, reject) => {
+      get(
+        `${baseUrl}/exchange/proxy/v3/markets/data?markets=BTC-EUR`,
+        { headers: { host: 'attacker.example' } },
+        (response) => {
+          let body = ''
+          response.on('data', (chunk) => {
+            body += chunk
+          })
+          response.on('end', () => resolve(JSON.parse(body)))
+        },
+      ).on('error', reject)
+    })
+    expect(forged[0].theme.icon).toBe(`${baseUrl}/exchange/icons/BTC-light.svg`)
     const byAsset: Json = await (
       await fetch(`${baseUrl}/exchange/proxy/v3/markets/data?assets=ETH`)
     ).json()

@@ -3,13 +3,32 @@
 import { assetBySymbol } from '@polder/catalogue'
 import { formatAmount, formatPrice, type MarketSpec } from '@polder/engine'
 import { marketsDataRequest, priceCandlesRequest, safeParse } from '@polder/protocol'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import type { Listing } from './exchangeActions.ts'
 import { queryParameters } from './queryParameters.ts'
 import { candleToWire, quoteVolumeToWire } from './wireFormat.ts'
 
-export type WebDeps = { service: ExchangeService; listing: Listing; nowMs: () => number }
+export type WebDeps = {
+  service: ExchangeService
+  listing: Listing
+  nowMs: () => number
+  /** Where links the server hands out point (config.publicUrl); else the address reached. */
+  publicUrl: string | undefined
+}
+
+/**
+ * The base of the links in a response: the configured public URL, else the address and port the
+ * request reached. Never the Host header: the client chooses it, and a cache in front of the
+ * server could hand one client's links to every other.
+ */
+export function linkBase(request: FastifyRequest, publicUrl: string | undefined): string {
+  if (publicUrl !== undefined) return publicUrl
+  const { localAddress, localPort } = request.socket
+  const address = (localAddress ?? '127.0.0.1').replace(/^::ffff:/, '')
+  const host = address.includes(':') ? `[${address}]` : address
+  return `${request.protocol}://${host}:${localPort ?? 80}`
+}
 
 const miniChartInterval = '30m' as const
 const dayMs = 86_400_000
@@ -56,7 +75,7 @@ export function registerWebRoutes(app: FastifyInstance, deps: WebDeps): void {
     if (!parsed.success) return fail(reply, parsed.error.status, parsed.error.body)
     const { markets, assets, theme = 'light', miniChart } = parsed.data
     const nowMs = deps.nowMs()
-    const origin = `${request.protocol}://${request.headers.host ?? 'localhost'}`
+    const origin = linkBase(request, deps.publicUrl)
     const items = listing.markets
       .map((config) => engine.market(config.market))
       .filter((spec): spec is MarketSpec => spec !== null)
