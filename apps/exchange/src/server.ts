@@ -33,6 +33,7 @@ import { CancelOnDisconnect } from './core/cancelOnDisconnect.ts'
 import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
 import { recentTradesPerMarketMax } from './core/orderHistory.ts'
 import { PeriodicTask } from './core/periodicTask.ts'
+import { LoginFailures } from './limits/loginFailures.ts'
 import { defaultRateLimitConfig, RateLimiter, rateLimitHeaders } from './limits/rateLimiter.ts'
 import {
   createMetrics,
@@ -390,7 +391,12 @@ export async function createExchangeServer(
     nowMs: () => clock.nowMs(),
     publicUrl: config.publicUrl,
   })
-  registerSessionRoutes(app, { accounts, rateLimiter, nowMs: () => clock.nowMs() })
+  registerSessionRoutes(app, {
+    accounts,
+    rateLimiter,
+    loginFailures: new LoginFailures(),
+    nowMs: () => clock.nowMs(),
+  })
   registerSavingsRoutes(app, { service, accounts, nowMs: () => clock.nowMs() })
   registerStakingRoutes(app, { service, accounts, nowMs: () => clock.nowMs() })
   const payments = new PaymentService(

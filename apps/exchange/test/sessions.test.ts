@@ -265,8 +265,12 @@ describe('browser sessions', () => {
 
   it('guessing passwords from one address is stopped with 105 until the ban ends', async () => {
     nowMs += 60 * 60 * 1000 // a fresh minute: the attempts above are forgotten
+    // A different email each time, so that only the address's budget counts here.
     const guess = (attempt: number) =>
-      post('/exchange/auth/v1/login', { email: 'ada@example.com', password: `guess ${attempt}!!` })
+      post('/exchange/auth/v1/login', {
+        email: `guess-${attempt}@example.com`,
+        password: `guess ${attempt}!!`,
+      })
     // 1,000 points a minute; an attempt costs 51 (1 for any web call, 50 for the slow hash):
     // nineteen wrong guesses, then a ban.
     for (let attempt = 0; attempt < 19; attempt += 1)
@@ -279,5 +283,40 @@ describe('browser sessions', () => {
     expect(until).toBeGreaterThan(nowMs)
     nowMs = until + 1
     expect((await guess(20)).json.errorCode).toBe(443)
+  })
+
+  it("guessing one account's password from many addresses is stopped after 10 failures, the right password too, until the window ends", async () => {
+    nowMs += 60 * 60 * 1000
+    const email = 'grace@example.com'
+    const password = 'correct horse battery'
+    await post('/exchange/auth/v1/signup', { email, password })
+    let address = 0
+    const login = (tried: string, as = email) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/exchange/auth/v1/login',
+        remoteAddress: `198.51.100.${++address}`,
+        payload: { email: as, password: tried },
+      })
+    // A success forgets the failures before it.
+    for (let attempt = 0; attempt < 9; attempt += 1)
+      expect((await login(`guess ${attempt}!!`)).json().errorCode).toBe(443)
+    expect((await login(password)).statusCode).toBe(200)
+    for (let attempt = 0; attempt < 10; attempt += 1)
+      expect((await login(`guess ${attempt}!!`)).json().errorCode).toBe(443)
+    // From yet another address, with the right password, in another case: refused unchecked.
+    const blocked = await login(password, ' Grace@Example.com')
+    expect(blocked.statusCode).toBe(429)
+    expect(blocked.json().errorCode).toBe(105)
+    const until = Number(blocked.json().error.split(' at ').pop().slice(0, -1))
+    expect(until).toBe(nowMs + 15 * 60 * 1000)
+    // An email without an account is counted alike: the refusal tells nothing of its existence.
+    for (let attempt = 0; attempt < 10; attempt += 1)
+      await login(`guess ${attempt}!!`, 'nobody@example.com')
+    expect((await login(password, 'nobody@example.com')).json().errorCode).toBe(105)
+    // Other accounts are not touched, and the window's end lets the owner in.
+    expect((await login(password, 'ada@example.com')).statusCode).toBe(200)
+    nowMs = until
+    expect((await login(password)).statusCode).toBe(200)
   })
 })

@@ -1,13 +1,15 @@
 // Browser sign-up, login and logout for the trading app. Login returns a session token that the
 // app uses to authenticate its WebSocket (`{"action":"authenticate","token":…}`); passwords are
 // hashed with scrypt and only a hash of the token is stored. Refusals carry an errorCode, as
-// everywhere else: 102/205 for the body, 105 once the IP's budget is spent, 442 (the email is
+// everywhere else: 102/205 for the body, 105 once the IP's budget is spent or after too many
+// failed logins for the email from any address (limits/loginFailures.ts), 442 (the email is
 // taken) and 443 (wrong email or password), Polder's own codes, and 300 for a logout without a
 // token.
 import { type ProtocolErrorReply, protocolError } from '@polder/protocol'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { AccountExistsError, type AccountStore } from '../accounts/accountStore.ts'
+import type { LoginFailures } from '../limits/loginFailures.ts'
 import { type RateLimiter, rateLimitHeaders } from '../limits/rateLimiter.ts'
 import { webJsonBody } from './webJsonBody.ts'
 
@@ -19,7 +21,13 @@ const authWeight = 50
 const credentials = z.strictObject({ email: z.string().max(320), password: z.string().max(256) })
 const credentialsHint = 'Send a JSON body with email and password.'
 
-export type SessionDeps = { accounts: AccountStore; rateLimiter: RateLimiter; nowMs: () => number }
+export type SessionDeps = {
+  accounts: AccountStore
+  rateLimiter: RateLimiter
+  /** Failed logins per email, from any address. */
+  loginFailures: LoginFailures
+  nowMs: () => number
+}
 
 function refuse(reply: FastifyReply, refusal: ProtocolErrorReply): FastifyReply {
   return reply.code(refusal.status).send(refusal.body)
@@ -55,8 +63,15 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
   app.post('/exchange/auth/v1/login', async (request, reply) => {
     const body = attempt(request, reply)
     if (!body) return reply
+    const blockedUntilMs = deps.loginFailures.blockedUntilMs(body.email, deps.nowMs())
+    if (blockedUntilMs !== undefined)
+      return refuse(reply, protocolError(105, { expiryInMs: blockedUntilMs }))
     const account = await deps.accounts.login(body.email, body.password)
-    if (!account) return refuse(reply, protocolError(443))
+    if (!account) {
+      deps.loginFailures.failed(body.email, deps.nowMs())
+      return refuse(reply, protocolError(443))
+    }
+    deps.loginFailures.succeeded(body.email)
     const session = await deps.accounts.createSession(account.id, sessionTtlMs)
     return { token: session.token, expiresAt: session.expiresAtMs, accountId: account.id }
   })
