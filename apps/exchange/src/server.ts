@@ -82,6 +82,11 @@ export type ExchangeServer = {
   payments: PaymentService
   /** Deletes archived public trades past the retention (started by `listen`; tests may `run` it). */
   tradePruning: PeriodicTask<void>
+  /**
+   * Forgets cached API keys revoked in the database directly, and unauthenticates their
+   * sockets (every 15 s once listening; tests may `run` it). Gives how many it found.
+   */
+  keyRevocationSweep: PeriodicTask<number>
   /** Bearer token of the /admin endpoints (kept in the data directory when there is one). */
   adminToken: string
   /** Bearer token of /metrics from another host (`metrics.token` in the data directory). */
@@ -113,6 +118,8 @@ const wsRequestsInFlightMax = 4 * wsRequestsInFlightPause
 const fanOutSliceConnections = 1_000
 /** How often trades older than the retention are deleted from the trade archive. */
 const tradePruneIntervalMs = 10 * 60_000
+/** How often cached API keys are checked for a revocation made in the database directly. */
+const keyRevocationSweepIntervalMs = 15_000
 /** Server pings every this often; a connection that did not answer the last one is dropped. */
 const wsHeartbeatIntervalMs = 30_000
 
@@ -181,6 +188,8 @@ export async function createExchangeServer(
     const markets = [...service.core.history.recentTrades()].map(([market]) => market)
     await tradeArchive.prune(tradesKeptFromMs(), recentTradesPerMarketMax, markets)
   }, undefined)
+  // A key revoked in the database directly holds within this interval (accountStore.ts).
+  const keyRevocationSweep = new PeriodicTask(() => accounts.sweepRevokedKeys(), 0)
   const metrics = createMetrics()
   service.onOutcome((command, outcome) => {
     metrics.commands.inc({
@@ -560,6 +569,7 @@ export async function createExchangeServer(
     cancelOnDisconnect,
     payments,
     tradePruning,
+    keyRevocationSweep,
     adminToken,
     metricsToken,
     async listen() {
@@ -576,6 +586,7 @@ export async function createExchangeServer(
       cancelOnDisconnect.start(failed('cancel on disconnect'))
       payments.start() // asks again about the payments a stop left pending
       tradePruning.start(tradePruneIntervalMs, failed('trade archive retention'))
+      keyRevocationSweep.start(keyRevocationSweepIntervalMs, failed('revoked key sweep'))
       tradePruning.run().catch(failed('trade archive retention'))
       const address = app.server.address()
       if (address === null || typeof address === 'string')
@@ -612,6 +623,7 @@ export async function createExchangeServer(
       cancelOnDisconnect.stop()
       payments.stop()
       tradePruning.stop()
+      keyRevocationSweep.stop()
       hub.stop()
       await app.close()
       await service.drain()

@@ -56,6 +56,29 @@ async function socketAuthenticatedWith(token: string): Promise<{ ws: WebSocket; 
   return { ws, reply: await reply }
 }
 
+type KeySocket = { ws: WebSocket; next: () => Promise<Json> }
+
+/**
+ * A new account with two API keys, `revoked` (for the test to revoke) and `kept`, and a socket
+ * authenticated with each, read with `messages`.
+ */
+async function twoKeySockets(email: string) {
+  const account = await server.accounts.createAccount(email, 'a long password')
+  const revoked = await server.accounts.createApiKey(account.id, ['view', 'trade'])
+  const kept = await server.accounts.createApiKey(account.id, ['view', 'trade'])
+  const sockets: KeySocket[] = await Promise.all(
+    [revoked, kept].map(async (apiKey) => {
+      const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+      await new Promise((resolve) => ws.once('open', resolve))
+      const next = messages(ws)
+      ws.send(JSON.stringify(authenticateRequest(apiKey, nowMs)))
+      expect(await next()).toEqual({ event: 'authenticate', authenticated: true })
+      return { ws, next }
+    }),
+  )
+  return { revoked, onRevoked: sockets[0]!, onKept: sockets[1]!, sockets }
+}
+
 /** The socket's messages from now on, one at a time, in order (each waits at most 5 s). */
 function messages(ws: WebSocket): () => Promise<Json> {
   const queued: Json[] = []
@@ -166,26 +189,30 @@ describe('browser sessions', () => {
   })
 
   it("a socket's authentication ends when its API key is revoked", async () => {
-    const account = await server.accounts.createAccount('dan@example.com', 'a long password')
-    const revoked = await server.accounts.createApiKey(account.id, ['view', 'trade'])
-    const kept = await server.accounts.createApiKey(account.id, ['view', 'trade'])
-    const sockets = await Promise.all(
-      [revoked, kept].map(async (apiKey) => {
-        const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
-        await new Promise((resolve) => ws.once('open', resolve))
-        const next = messages(ws)
-        ws.send(JSON.stringify(authenticateRequest(apiKey, nowMs)))
-        expect(await next()).toEqual({ event: 'authenticate', authenticated: true })
-        return { ws, next }
-      }),
-    )
-    const [onRevoked, onKept] = sockets as [(typeof sockets)[0], (typeof sockets)[0]]
+    const { revoked, onRevoked, onKept, sockets } = await twoKeySockets('dan@example.com')
     await server.accounts.revokeApiKey(revoked.key)
     expect(await onRevoked.next()).toEqual({ event: 'unauthenticate' })
     onRevoked.ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 5 }))
     expect(await onRevoked.next()).toMatchObject({ action: 'privateGetBalance', errorCode: 300 })
     onKept.ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 6 }))
     expect(await onKept.next()).toEqual({ action: 'privateGetBalance', requestId: 6, response: [] })
+    for (const { ws } of sockets) ws.close()
+  })
+
+  it('an API key revoked in the database directly is found by the sweep, and its sockets unauthenticated', async () => {
+    const { revoked, onRevoked, onKept, sockets } = await twoKeySockets('frank@example.com')
+    // Behind the server's back, as an operator's SQL would.
+    await server.storage.query('update api_keys set revoked_at_ms = $2 where key = $1', [
+      revoked.key,
+      nowMs,
+    ])
+    expect(await server.keyRevocationSweep.run()).toBe(1)
+    expect(await onRevoked.next()).toEqual({ event: 'unauthenticate' })
+    onRevoked.ws.send(JSON.stringify(authenticateRequest(revoked, nowMs)))
+    expect(await onRevoked.next()).toMatchObject({ action: 'authenticate', errorCode: 305 })
+    onKept.ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 6 }))
+    expect(await onKept.next()).toEqual({ action: 'privateGetBalance', requestId: 6, response: [] })
+    expect(await server.keyRevocationSweep.run()).toBe(0)
     for (const { ws } of sockets) ws.close()
   })
 

@@ -1,11 +1,15 @@
 // Accounts, API keys and browser sessions. Passwords are hashed with scrypt; API secrets are
 // kept encrypted; session tokens are kept only as SHA-256 hashes. API keys are cached in memory
-// after the first look-up because every signed request needs one.
+// after the first look-up because every signed request needs one; a timer looks for cached keys
+// revoked in the database directly (`sweepRevokedKeys`).
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
 import type { Permission as ProtocolPermission } from '@polder/protocol'
-import type { SqlDriver } from '../storage/sqlDriver.ts'
+import { type SqlDriver, toTextArray } from '../storage/sqlDriver.ts'
 import type { SecretBox } from './secretBox.ts'
+
+/** Cached keys asked about in one query of `sweepRevokedKeys`. */
+const revocationSweepBatch = 1_000
 
 const scryptAsync = promisify(scrypt) as (
   password: string,
@@ -211,6 +215,32 @@ export class AccountStore {
   /** Told of every revocation, once it is stored (open WebSockets give up the credential). */
   onRevoked(listener: (credential: RevokedCredential) => void): void {
     this.#revokedListeners.push(listener)
+  }
+
+  /**
+   * Finds the cached keys revoked in the database behind the server's back (by an operator's
+   * SQL, or another server on the same database) and forgets them, telling `onRevoked`'s
+   * listeners, as a revocation through `revokeApiKey` does. The server runs this on a timer,
+   * so such a revocation holds within one interval. Returns how many it found.
+   */
+  async sweepRevokedKeys(): Promise<number> {
+    const live = [...this.#keyCache.entries()]
+      .filter(([, record]) => record !== null && !record.revoked)
+      .map(([key]) => key)
+    let found = 0
+    for (let start = 0; start < live.length; start += revocationSweepBatch) {
+      const batch = live.slice(start, start + revocationSweepBatch)
+      const rows = await this.#driver.query<{ key: string }>(
+        'select key from api_keys where revoked_at_ms is not null and key = any($1::text[])',
+        [toTextArray(batch)],
+      )
+      for (const { key } of rows) {
+        this.#keyCache.delete(key)
+        for (const listener of this.#revokedListeners) listener({ kind: 'key', key })
+        found += 1
+      }
+    }
+    return found
   }
 
   async revokeApiKey(key: string): Promise<void> {

@@ -21,7 +21,7 @@ import {
   ProjectionArchive,
   SqliteArchiveFile,
 } from './projectionArchive.ts'
-import type { SqlDriver } from './sqlDriver.ts'
+import { type SqlDriver, toTextArray } from './sqlDriver.ts'
 
 /** One account's fills in one market. */
 export type FillPartition = { accountId: number; market: string }
@@ -329,10 +329,6 @@ export class SqlFillArchive extends FillArchive {
 }
 
 /** A PostgreSQL array literal of texts (market ids: letters, digits and dashes, quoted anyway). */
-function toTextArray(texts: readonly string[]): string {
-  return `{${texts.map((text) => `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`
-}
-
 /** The fill archive of a storage location: a SQLite file beside an embedded database. */
 export function openFillArchive(location: StorageLocation, driver: SqlDriver): FillArchive {
   if (location.kind === 'postgres') return new SqlFillArchive(driver)

@@ -4,6 +4,11 @@
 
 export type SqlParam = string | number | boolean | null | bigint
 
+/** `texts` as a PostgreSQL array literal, each quoted: the parameter of `$n::text[]`. */
+export function toTextArray(texts: readonly string[]): string {
+  return `{${texts.map((text) => `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`
+}
+
 export type SqlExecutor = {
   /** Runs one parameterised statement ($1, $2, ...) and returns its rows. */
   query<Row extends object>(text: string, params?: readonly SqlParam[]): Promise<Row[]>

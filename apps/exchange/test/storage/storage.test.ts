@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { AccountStore } from '../../src/accounts/accountStore.ts'
+import { createSecretBox } from '../../src/accounts/secretBox.ts'
 import { type Journal, JournalFailedError, openJournal } from '../../src/storage/journal.ts'
 import { migrate, migrations } from '../../src/storage/migrations.ts'
 import { openDriver, openStorage, type StorageLocation } from '../../src/storage/openStorage.ts'
@@ -54,6 +57,24 @@ describe.each(storageTargets)('storage on $name', (target) => {
       'select count(*) as n from schema_migrations',
     )
     expect(Number(count[0]!.n)).toBe(migrations.length)
+  })
+
+  it('accounts: a cached API key revoked in the database directly is found by the sweep', async () => {
+    const { driver } = await open()
+    const accounts = new AccountStore(driver, createSecretBox(randomBytes(32)))
+    const account = await accounts.createAccount('sweep@example.com', 'a long password')
+    const keys = await Promise.all([1, 2, 3].map(() => accounts.createApiKey(account.id, ['view'])))
+    for (const { key } of keys) expect((await accounts.findApiKey(key))?.revoked).toBe(false)
+    const told: string[] = []
+    accounts.onRevoked((credential) => {
+      if (credential.kind === 'key') told.push(credential.key)
+    })
+    await driver.query('update api_keys set revoked_at_ms = 1 where key = $1', [keys[1]!.key])
+    expect(await accounts.sweepRevokedKeys()).toBe(1)
+    expect(told).toEqual([keys[1]!.key])
+    expect((await accounts.findApiKey(keys[1]!.key))?.revoked).toBe(true)
+    expect((await accounts.findApiKey(keys[0]!.key))?.revoked).toBe(false)
+    expect(await accounts.sweepRevokedKeys()).toBe(0)
   })
 
   it('journal: appends get consecutive sequence numbers and read back in order, payload intact', async () => {
