@@ -13,7 +13,7 @@ import {
 // Savings plans under /exchange/savings-plans/v1 (spec §3, §7): recurring purchases of an asset
 // for a fixed amount of euros. The spec leaves most fields open; this is the design:
 // - a plan buys `asset` on the market `<asset>-EUR` for `amount` EUR (a decimal string) at every
-//   `frequency`, from `startDate` (an ISO calendar date, Europe/Amsterdam);
+//   `frequency`, from `startDate` (an ISO calendar date; runs fall at 00:00 UTC of their day);
 // - PATCH wraps its changes in `data`; DELETE marks the plan DELETED and returns it;
 // - executions are paged with `page` (from 1) and `size`.
 
