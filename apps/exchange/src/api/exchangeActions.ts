@@ -351,12 +351,17 @@ export function registerExchangeActions(
       }
       return success(listing.assets)
     })
-    .register('getBook', (params) => {
+    .register('getBook', async (params) => {
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
       const depth = params.depth === undefined ? 1000 : Number(params.depth)
       const snapshot = engine.bookSnapshot(spec.market, depth)
-      return snapshot ? success(bookToWire(spec, snapshot)) : unknownMarket()
+      if (!snapshot) return unknownMarket()
+      // The snapshot is as of the last batch applied, whose journal commit (and so its delta on
+      // the book channel) may still be on its way: answered once that is durable, so that a
+      // crash cannot take back a level it showed, nor its nonce.
+      await service.appliedDurable()
+      return success(bookToWire(spec, snapshot))
     })
     .register('getTrades', async (params) => {
       const listed = await publicTrades(params)

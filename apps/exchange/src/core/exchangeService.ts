@@ -58,6 +58,8 @@ export const exitOnFatal: FatalHandler = (error) => {
 export class ExchangeService {
   readonly core: ExchangeCore
   readonly #journal: Journal
+  /** The durable promise of the last command journaled (see `appliedDurable`). */
+  #lastDurable: Promise<void> = Promise.resolve()
   readonly #listeners: EventListener[] = []
   readonly #outcomeListeners: OutcomeListener[] = []
   /** Commands journaled since start (for metrics). */
@@ -155,6 +157,7 @@ export class ExchangeService {
       for (const listener of this.#outcomeListeners) listener(command, outcome)
       if (!outcome.ok) return outcome
       durable = this.#journal.append({ kind: command.type, payload: command }).durable
+      this.#lastDurable = durable
     } catch (error) {
       throw this.#halt(error as Error)
     }
@@ -177,6 +180,15 @@ export class ExchangeService {
     if (outcome.events.length > 0)
       for (const listener of this.#listeners) listener(outcome.events, command)
     return outcome
+  }
+
+  /**
+   * Resolves once every command applied so far is durable (the journal commits in order): a
+   * read of the state taken now and answered after this shows nothing a crash could take back.
+   * Rejects, as `submit` does, if the journal has failed.
+   */
+  appliedDurable(): Promise<void> {
+    return this.#lastDurable
   }
 
   /**
