@@ -8,6 +8,9 @@ import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
 import { createTrader, type Trader } from './fixtures/trader.ts'
 
+// biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
+type Json = any
+
 let server: ExchangeServer
 let baseUrl: string
 let maker: Trader
@@ -42,7 +45,7 @@ function holdJournalWrites(): () => void {
 
 describe('getBook', () => {
   it('answers once the batch it shows is durable, never with a level a crash could take back', async () => {
-    const before = await (await fetch(`${baseUrl}/v2/BTC-EUR/book`)).json()
+    const before: Json = await (await fetch(`${baseUrl}/v2/BTC-EUR/book`)).json()
     const release = holdJournalWrites()
     const placed = signedRequest(baseUrl, maker, 'POST', '/v2/order', {
       body: { market: 'BTC-EUR', side: 'buy', orderType: 'limit', amount: '0.01', price: '41234' },
@@ -58,7 +61,7 @@ describe('getBook', () => {
       market: 'BTC-EUR',
     })
     let answered = false
-    const book = fetch(`${baseUrl}/v2/BTC-EUR/book`).then(async (response) => {
+    const book = fetch(`${baseUrl}/v2/BTC-EUR/book`).then(async (response): Promise<Json> => {
       answered = true
       return response.json()
     })

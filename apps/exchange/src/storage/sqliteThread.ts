@@ -91,10 +91,18 @@ export class SqliteThread {
     return this.#afterWrites(async () => {
       const thread = this.#live
       const appended: Promise<unknown>[] = []
-      for (let from = 0; from < items.length; from += rowsPerMessage) {
+      let failed = false
+      for (let from = 0; from < items.length && !failed; from += rowsPerMessage) {
         if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve))
         const rows = items.slice(from, from + rowsPerMessage).map(rowOf)
-        appended.push(thread.send({ op: 'append', sql, rows }))
+        const sent = thread.send({ op: 'append', sql, rows })
+        // Handled at once: a message refused while later ones are still being made would
+        // otherwise be an unhandled rejection until `Promise.all` below, which ends the
+        // process. Nothing more is sent once one has failed.
+        sent.catch(() => {
+          failed = true
+        })
+        appended.push(sent)
       }
       try {
         await Promise.all(appended)

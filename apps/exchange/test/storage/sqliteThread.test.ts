@@ -28,34 +28,52 @@ function open(script?: URL): SqliteThread {
 
 const names = async (thread: SqliteThread) =>
   (await thread.all<{ name: string }>('select name from t order by id', [])).map((row) => row.name)
+const insert = 'insert into t (id, name) values (?, ?)'
+
+/** The names, asked until a thread answers: the next request after a death starts a new one. */
+async function namesOnceRestarted(thread: SqliteThread): Promise<string[] | undefined> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const found = await names(thread).catch(() => undefined)
+    if (found !== undefined) return found
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return undefined
+}
 
 describe('SQLite on its own thread', () => {
   it('writes many rows in one transaction, sent a few hundred at a time, or none of them', async () => {
     const thread = open()
     const items = Array.from({ length: 1_000 }, (_, index) => index + 1)
-    await thread.runMany('insert into t (id, name) values (?, ?)', items, (id) => [id, `n${id}`])
+    await thread.runMany(insert, items, (id) => [id, `n${id}`])
     expect(await names(thread)).toHaveLength(1_000)
     // The last row breaks the primary key: the 999 before it, in earlier messages, go too.
     const clash = [...Array.from({ length: 999 }, (_, index) => 2_001 + index), 1]
-    await expect(
-      thread.runMany('insert into t (id, name) values (?, ?)', clash, (id) => [id, `m${id}`]),
-    ).rejects.toThrow(/UNIQUE/)
+    await expect(thread.runMany(insert, clash, (id) => [id, `m${id}`])).rejects.toThrow(/UNIQUE/)
     expect(await names(thread)).toHaveLength(1_000)
   })
 
   it('starts a thread again when it dies, the file as it was committed', async () => {
     const thread = open(dyingScript)
-    await thread.runMany('insert into t (id, name) values (?, ?)', [1, 2], (id) => [id, `n${id}`])
+    await thread.runMany(insert, [1, 2], (id) => [id, `n${id}`])
     await expect(thread.all("select 'die'", [])).rejects.toThrow()
-    // The next request after the thread has gone goes to a new one.
-    let after: string[] | undefined
-    for (let attempt = 0; attempt < 50 && after === undefined; attempt += 1) {
-      after = await names(thread).catch(async () => {
-        await new Promise((resolve) => setTimeout(resolve, 20))
-        return undefined
-      })
+    expect(await namesOnceRestarted(thread)).toEqual(['n1', 'n2'])
+  })
+
+  it('commits nothing of a transaction whose thread dies part way, on the new thread either', async () => {
+    const thread = open(dyingScript)
+    await thread.runMany(insert, [1, 2], (id) => [id, `n${id}`])
+    // 1,000 rows, sent 250 a message. The first message kills the thread. Making the second
+    // message's first row waits long enough for the thread to be gone, so that the server has
+    // heard of its death before the third message: the third and fourth must not go to the
+    // thread started in its place and be committed there.
+    const pause = new Int32Array(new SharedArrayBuffer(4))
+    const items = Array.from({ length: 1_000 }, (_, index) => 101 + index)
+    const rowOf = (id: number) => {
+      if (id === 351) Atomics.wait(pause, 0, 0, 300)
+      return [id, id === 101 ? 'die' : `m${id}`]
     }
-    expect(after).toEqual(['n1', 'n2'])
+    await expect(thread.runMany(insert, items, rowOf)).rejects.toThrow(/exited/)
+    expect(await namesOnceRestarted(thread)).toEqual(['n1', 'n2'])
   })
 })
 
