@@ -345,5 +345,16 @@ describe('browser sessions', () => {
     expect((await login(password, 'ada@example.com')).statusCode).toBe(200)
     nowMs = until
     expect((await login(password)).statusCode).toBe(200)
+    // Guesses sent all at once are counted as they arrive, before their hashes: ten are
+    // checked, the rest refused, the right password among them too.
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, (_, attempt) =>
+        login(attempt === 29 ? password : `burst ${attempt}!!`),
+      ),
+    )
+    const codes = burst.map((response) => response.json().errorCode)
+    expect(codes.filter((code) => code === 443)).toHaveLength(10)
+    expect(codes.filter((code) => code === 105)).toHaveLength(20)
+    expect(codes.at(-1)).toBe(105)
   })
 })

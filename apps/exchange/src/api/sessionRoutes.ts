@@ -63,14 +63,11 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionDeps): 
   app.post('/exchange/auth/v1/login', async (request, reply) => {
     const body = attempt(request, reply)
     if (!body) return reply
-    const blockedUntilMs = deps.loginFailures.blockedUntilMs(body.email, deps.nowMs())
-    if (blockedUntilMs !== undefined)
-      return refuse(reply, protocolError(105, { expiryInMs: blockedUntilMs }))
+    // Counted before the slow hash, forgiven on success (limits/loginFailures.ts).
+    const blocked = deps.loginFailures.attempt(body.email, deps.nowMs())
+    if (blocked) return refuse(reply, protocolError(105, { expiryInMs: blocked.blockedUntilMs }))
     const account = await deps.accounts.login(body.email, body.password)
-    if (!account) {
-      deps.loginFailures.failed(body.email, deps.nowMs())
-      return refuse(reply, protocolError(443))
-    }
+    if (!account) return refuse(reply, protocolError(443))
     deps.loginFailures.succeeded(body.email)
     const session = await deps.accounts.createSession(account.id, sessionTtlMs)
     return { token: session.token, expiresAt: session.expiresAtMs, accountId: account.id }
