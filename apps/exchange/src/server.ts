@@ -15,7 +15,6 @@ import {
   adminTokenFile,
   hasBearerToken,
   isLoopbackRequest,
-  loadToken,
   metricsTokenFile,
   registerAdminRoutes,
 } from './api/adminRoutes.ts'
@@ -48,7 +47,7 @@ import { SavingsScheduler } from './savings/scheduler.ts'
 import { type HistoryStartup, openCandleHistory } from './simulator/historyStartup.ts'
 import { defaultSimulatorOptions, MarketSimulator } from './simulator/marketSimulator.ts'
 import { StakingAccrual } from './staking/stakingAccrual.ts'
-import { keepDataDirPrivate } from './storage/dataDir.ts'
+import { hexSecretFile, keepDataDirPrivate } from './storage/dataDir.ts'
 import { type FillPartition, openFillArchive } from './storage/fillArchive.ts'
 import { type Journal, openJournal } from './storage/journal.ts'
 import { openStorage, type StorageLocation, storageLocation } from './storage/openStorage.ts'
@@ -266,7 +265,7 @@ export async function createExchangeServer(
   const token = (fileName: string) =>
     config.dataDir === undefined
       ? randomBytes(32).toString('hex')
-      : loadToken(config.dataDir, fileName)
+      : hexSecretFile(config.dataDir, fileName)
   const adminToken = token(adminTokenFile)
   const metricsToken = token(metricsTokenFile)
   const hub = new MarketDataHub(
@@ -313,6 +312,11 @@ export async function createExchangeServer(
     app.log.warn(
       { dataDir: config.dataDir, mode: dataDirWasOpen.toString(8) },
       'the data directory was open to other users; it is now open to its owner only (0700)',
+    )
+  if (config.publicUrl === undefined && !['127.0.0.1', '::1', 'localhost'].includes(config.host))
+    app.log.warn(
+      { host: config.host },
+      'listening beyond loopback without --public-url: links the server hands out (asset icons) name the address each request reached, which behind NAT or a proxy is not the one clients use',
     )
   if (candleHistory.backfilled > 0)
     app.log.info(candleHistory, 'backfilled simulated candle history')
@@ -365,11 +369,16 @@ export async function createExchangeServer(
     candleHistory,
   }))
   // For the operator's scraper: from loopback as it is, from elsewhere with the metrics token
-  // (its own, so that the admin token never has to cross the network).
+  // (its own, so that the admin token never has to cross the network). Behind a proxy (a public
+  // URL is set), a proxy on this host makes every request come from loopback: the token then.
+  const metricsOpenOnLoopback = config.publicUrl === undefined
   app.get('/metrics', async (request, reply) => {
-    if (!isLoopbackRequest(request) && !hasBearerToken(request, metricsToken))
+    const trusted = metricsOpenOnLoopback && isLoopbackRequest(request)
+    if (!trusted && !hasBearerToken(request, metricsToken))
       return reply.code(403).send({
-        error: 'metrics need the metrics token (Authorization: Bearer) from outside loopback',
+        error: metricsOpenOnLoopback
+          ? 'metrics need the metrics token (Authorization: Bearer) from outside loopback'
+          : 'metrics need the metrics token (Authorization: Bearer) behind a public URL',
       })
     reply.header('content-type', metrics.registry.contentType)
     return metrics.registry.metrics()

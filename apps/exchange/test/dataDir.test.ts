@@ -1,12 +1,20 @@
 // The data directory is its owner's alone: the embedded database's files inside it are written
 // readable and writable by everyone (0666), password hashes and sessions among them.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer } from '../src/server.ts'
-import { keepDataDirPrivate } from '../src/storage/dataDir.ts'
+import { hexSecretFile, keepDataDirPrivate } from '../src/storage/dataDir.ts'
 import { testListing } from './fixtures/testListing.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'polder-data-dir-'))
@@ -43,5 +51,20 @@ describe.skipIf(process.platform === 'win32')('the data directory', () => {
     } finally {
       await server.close()
     }
+  })
+
+  it('keeps a secret file whole: made once (0600), read by the next starter, refused when damaged', () => {
+    const dir = join(root, 'secrets')
+    const first = hexSecretFile(dir, 'admin.token')
+    expect(first).toMatch(/^[0-9a-f]{64}$/)
+    expect(modeOf(join(dir, 'admin.token'))).toBe(0o600)
+    // A second starter finds it made and reads the same; nothing is left beside it.
+    expect(hexSecretFile(dir, 'admin.token')).toBe(first)
+    expect(readdirSync(dir)).toEqual(['admin.token'])
+    // One left empty (by a crash of an older server mid-write, say) stops the start, in words.
+    writeFileSync(join(dir, 'metrics.token'), '')
+    expect(() => hexSecretFile(dir, 'metrics.token')).toThrow(
+      /metrics\.token does not hold 64 hexadecimal characters: remove it/,
+    )
   })
 })

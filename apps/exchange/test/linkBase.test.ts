@@ -23,5 +23,6 @@ describe('linkBase', () => {
     expect(linkBase(reached('127.0.0.1', 8080), undefined)).toBe('http://127.0.0.1:8080')
     expect(linkBase(reached('::ffff:10.0.0.5', 8443), undefined)).toBe('http://10.0.0.5:8443')
     expect(linkBase(reached('::1', 9000), undefined)).toBe('http://[::1]:9000')
+    expect(linkBase(reached('fe80::1%eth0', 9000), undefined)).toBe('http://[fe80::1]:9000')
   })
 })

@@ -272,3 +272,36 @@ describe('operations', () => {
     expect(lowerCase.statusCode).toBe(200)
   })
 })
+
+describe('behind a proxy (a public URL set)', () => {
+  it('serves /metrics only with the metrics token, even from loopback, where a proxy on the host sends everything from', async () => {
+    const proxied = await createExchangeServer(
+      {
+        ...defaultConfig,
+        port: 0,
+        logLevel: 'silent',
+        dataDir: undefined,
+        publicUrl: 'https://polder.example',
+      },
+      testListing,
+    )
+    try {
+      const from = { method: 'GET' as const, url: '/metrics', remoteAddress: '127.0.0.1' }
+      const anonymous = await proxied.app.inject(from)
+      expect(anonymous.statusCode).toBe(403)
+      expect(anonymous.json().error).toMatch(/behind a public URL/)
+      const scraper = await proxied.app.inject({
+        ...from,
+        headers: { authorization: `Bearer ${proxied.metricsToken}` },
+      })
+      expect(scraper.statusCode).toBe(200)
+      // The icons' links are built on the public URL.
+      const items = (
+        await proxied.app.inject({ method: 'GET', url: '/exchange/proxy/v3/markets/data' })
+      ).json()
+      expect(items[0].theme.icon).toMatch(/^https:\/\/polder\.example\/exchange\/icons\//)
+    } finally {
+      await proxied.close()
+    }
+  })
+})

@@ -218,10 +218,10 @@ export class AccountStore {
   }
 
   /**
-   * Finds the cached keys revoked in the database behind the server's back (by an operator's
-   * SQL, or another server on the same database) and forgets them, telling `onRevoked`'s
-   * listeners, as a revocation through `revokeApiKey` does. The server runs this on a timer,
-   * so such a revocation holds within one interval. Returns how many it found.
+   * Finds the cached keys revoked or deleted in the database behind the server's back (by an
+   * operator's SQL, or another server on the same database) and forgets them, telling
+   * `onRevoked`'s listeners, as a revocation through `revokeApiKey` does. The server runs this
+   * on a timer, so such a change holds within one interval. Returns how many it found.
    */
   async sweepRevokedKeys(): Promise<number> {
     const live = [...this.#keyCache.entries()]
@@ -230,11 +230,14 @@ export class AccountStore {
     let found = 0
     for (let start = 0; start < live.length; start += revocationSweepBatch) {
       const batch = live.slice(start, start + revocationSweepBatch)
+      // The keys still usable: every other one of the batch is revoked or gone.
       const rows = await this.#driver.query<{ key: string }>(
-        'select key from api_keys where revoked_at_ms is not null and key = any($1::text[])',
+        'select key from api_keys where revoked_at_ms is null and key = any($1::text[])',
         [toTextArray(batch)],
       )
-      for (const { key } of rows) {
+      const usable = new Set(rows.map((row) => row.key))
+      for (const key of batch) {
+        if (usable.has(key)) continue
         this.#keyCache.delete(key)
         for (const listener of this.#revokedListeners) listener({ kind: 'key', key })
         found += 1

@@ -2,8 +2,7 @@
 // from POLDER_SECRET_KEY (64 hex characters) or, on the embedded default, from a file in the
 // data directory created on first start with owner-only permissions.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { hexSecretFile } from '../storage/dataDir.ts'
 
 const keyBytes = 32
 const ivBytes = 12
@@ -45,13 +44,5 @@ export function loadSecretKey(dataDir: string, fromEnv: string | undefined): Buf
       throw new SecretKeyError('POLDER_SECRET_KEY must be 64 hexadecimal characters')
     return Buffer.from(fromEnv, 'hex')
   }
-  const path = join(dataDir, 'secret.key')
-  if (!existsSync(path)) {
-    mkdirSync(dataDir, { recursive: true })
-    writeFileSync(path, randomBytes(keyBytes).toString('hex'), { mode: 0o600, flag: 'wx' })
-  }
-  const text = readFileSync(path, 'utf8').trim()
-  if (!/^[0-9a-f]{64}$/i.test(text))
-    throw new SecretKeyError(`${path} does not hold a 64-hex-character key`)
-  return Buffer.from(text, 'hex')
+  return Buffer.from(hexSecretFile(dataDir, 'secret.key'), 'hex')
 }

@@ -2,8 +2,6 @@
 // the data directory (so only someone who can read the server's files can use them). The
 // embedded database belongs to the server process, so admin commands go through here.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { parseDecimal } from '@polder/engine'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
@@ -14,16 +12,6 @@ import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
 export const adminTokenFile = 'admin.token'
 /** The token a scraper shows for /metrics from another host: never the admin token. */
 export const metricsTokenFile = 'metrics.token'
-
-/** Reads a token (`fileName`) from the data directory, creating it on first start. */
-export function loadToken(dataDir: string, fileName: string): string {
-  const path = join(dataDir, fileName)
-  if (!existsSync(path)) {
-    mkdirSync(dataDir, { recursive: true })
-    writeFileSync(path, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' })
-  }
-  return readFileSync(path, 'utf8').trim()
-}
 
 export type AdminDeps = {
   token: string

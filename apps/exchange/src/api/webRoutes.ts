@@ -24,10 +24,12 @@ export type WebDeps = {
  */
 export function linkBase(request: FastifyRequest, publicUrl: string | undefined): string {
   if (publicUrl !== undefined) return publicUrl
-  const { localAddress, localPort } = request.socket
-  const address = (localAddress ?? '127.0.0.1').replace(/^::ffff:/, '')
-  const host = address.includes(':') ? `[${address}]` : address
-  return `${request.protocol}://${host}:${localPort ?? 80}`
+  const socket = request.socket as FastifyRequest['socket'] | undefined
+  const address = (socket?.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '')
+  // An IPv6 address in brackets, without its zone (fe80::1%eth0): URLs cannot carry one.
+  const host = address.includes(':') ? `[${address.replace(/%.*$/, '')}]` : address
+  const port = socket?.localPort
+  return `${request.protocol}://${host}${port === undefined ? '' : `:${port}`}`
 }
 
 const miniChartInterval = '30m' as const

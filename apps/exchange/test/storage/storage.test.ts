@@ -59,7 +59,7 @@ describe.each(storageTargets)('storage on $name', (target) => {
     expect(Number(count[0]!.n)).toBe(migrations.length)
   })
 
-  it('accounts: a cached API key revoked in the database directly is found by the sweep', async () => {
+  it('accounts: a cached API key revoked or deleted in the database directly is found by the sweep', async () => {
     const { driver } = await open()
     const accounts = new AccountStore(driver, createSecretBox(randomBytes(32)))
     const account = await accounts.createAccount('sweep@example.com', 'a long password')
@@ -75,6 +75,11 @@ describe.each(storageTargets)('storage on $name', (target) => {
     expect((await accounts.findApiKey(keys[1]!.key))?.revoked).toBe(true)
     expect((await accounts.findApiKey(keys[0]!.key))?.revoked).toBe(false)
     expect(await accounts.sweepRevokedKeys()).toBe(0)
+    // A key deleted outright goes the same way.
+    await driver.query('delete from api_keys where key = $1', [keys[2]!.key])
+    expect(await accounts.sweepRevokedKeys()).toBe(1)
+    expect(told).toEqual([keys[1]!.key, keys[2]!.key])
+    expect(await accounts.findApiKey(keys[2]!.key)).toBeUndefined()
   })
 
   it('journal: appends get consecutive sequence numbers and read back in order, payload intact', async () => {
