@@ -121,13 +121,16 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
       'error',
       ...(values.simulator ? [] : ['--no-simulator']),
     ],
-    // The load comes from a handful of keys, far above the per-key budget of real clients.
+    // The load comes from a handful of keys, far above the per-key budget of real clients, and
+    // from one address.
     {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: {
         ...process.env,
         POLDER_SUPERVISED: '1',
         POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE: '100000000',
+        // Every trader and subscriber comes from 127.0.0.1.
+        POLDER_WS_CONNECTIONS_PER_IP_MAX: '1000000',
         ...(values.attribute ? { POLDER_STALL_LOG: stallLogs.server } : {}),
         ...(values.allocation ? { POLDER_ALLOCATION_LOG: allocationLog } : {}),
       },

@@ -12,6 +12,12 @@ export type ExchangeConfig = {
    * socket (1009), so that no message holds more memory than that.
    */
   wsMessageBytesMax: number
+  /**
+   * Open WebSockets one IP address may hold (POLDER_WS_CONNECTIONS_PER_IP_MAX); another
+   * upgrade from it is refused with 429. Each socket may hold a message of up to
+   * `wsMessageBytesMax * wsMessageReadFactor` while it arrives, so this bounds that too.
+   */
+  wsConnectionsPerIpMax: number
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** Where the embedded database and the secret key live; undefined: in memory (tests). */
   dataDir: string | undefined
@@ -45,12 +51,13 @@ export type ExchangeConfig = {
 }
 
 /** How much larger than `wsMessageBytesMax` a message may be before it closes its socket. */
-export const wsMessageReadFactor = 16
+export const wsMessageReadFactor = 4
 
 export const defaultConfig: ExchangeConfig = {
   host: '127.0.0.1',
   port: 8080,
   wsMessageBytesMax: 64 * 1024,
+  wsConnectionsPerIpMax: 200,
   logLevel: 'info',
   dataDir: './data',
   databaseUrl: undefined,
@@ -169,6 +176,10 @@ export function parseConfig(
       values['trade-retention-days'] ??
         env.POLDER_TRADE_RETENTION_DAYS ??
         String(defaultConfig.tradeRetentionDays),
+    ),
+    wsConnectionsPerIpMax: positiveInteger(
+      'POLDER_WS_CONNECTIONS_PER_IP_MAX',
+      env.POLDER_WS_CONNECTIONS_PER_IP_MAX ?? String(defaultConfig.wsConnectionsPerIpMax),
     ),
     rateLimitWeightPerMinute: positiveInteger(
       'POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE',

@@ -495,12 +495,31 @@ export async function createExchangeServer(
       }
     },
   }
+  // Open sockets by IP address: one address may not hold the server's memory with sockets.
+  const socketsByIp = new Map<string, number>()
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname
     if (!wsPaths.has(path)) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return
     }
+    const ip = request.socket.remoteAddress ?? 'unknown'
+    const open = socketsByIp.get(ip) ?? 0
+    if (open >= config.wsConnectionsPerIpMax) {
+      const body = JSON.stringify({
+        error: `This address already holds ${open} open WebSockets, the most one may: close one first.`,
+      })
+      socket.end(
+        `HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      )
+      return
+    }
+    socketsByIp.set(ip, open + 1)
+    socket.once('close', () => {
+      const left = (socketsByIp.get(ip) ?? 1) - 1
+      if (left > 0) socketsByIp.set(ip, left)
+      else socketsByIp.delete(ip)
+    })
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request))
   }
   app.server.on('upgrade', onUpgrade)

@@ -161,10 +161,10 @@ describe('WebSocket', () => {
     ws.close()
   })
 
-  it('closes a socket that sends a message over 16 times the size limit with 1009', async () => {
+  it('closes a socket that sends a message over 4 times the size limit with 1009', async () => {
     const ws = await openSocket()
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)))
-    ws.send(JSON.stringify({ action: 'getTime', padding: 'x'.repeat(16 * 1024 + 1) }))
+    ws.send(JSON.stringify({ action: 'getTime', padding: 'x'.repeat(4 * 1024 + 1) }))
     expect(await closed).toBe(1009)
   })
 
@@ -273,35 +273,64 @@ describe('operations', () => {
   })
 })
 
-describe('behind a proxy (a public URL set)', () => {
-  it('serves /metrics only with the metrics token, even from loopback, where a proxy on the host sends everything from', async () => {
-    const proxied = await createExchangeServer(
+describe('behind a proxy (a public URL set), with two sockets an address', () => {
+  let proxied: ExchangeServer
+  let proxiedUrl: string
+  beforeAll(async () => {
+    proxied = await createExchangeServer(
       {
         ...defaultConfig,
         port: 0,
         logLevel: 'silent',
         dataDir: undefined,
         publicUrl: 'https://polder.example',
+        wsConnectionsPerIpMax: 2,
       },
       testListing,
     )
-    try {
-      const from = { method: 'GET' as const, url: '/metrics', remoteAddress: '127.0.0.1' }
-      const anonymous = await proxied.app.inject(from)
-      expect(anonymous.statusCode).toBe(403)
-      expect(anonymous.json().error).toMatch(/behind a public URL/)
-      const scraper = await proxied.app.inject({
-        ...from,
-        headers: { authorization: `Bearer ${proxied.metricsToken}` },
+    proxiedUrl = await proxied.listen()
+  })
+  afterAll(() => proxied.close())
+
+  it('refuses a third socket from one address with 429 until one of its two closes', async () => {
+    const open = () => {
+      const ws = new WebSocket(`${proxiedUrl.replace('http', 'ws')}/v2`)
+      return new Promise<WebSocket | number>((resolve) => {
+        ws.once('open', () => resolve(ws))
+        ws.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0))
       })
-      expect(scraper.statusCode).toBe(200)
-      // The icons' links are built on the public URL.
-      const items = (
-        await proxied.app.inject({ method: 'GET', url: '/exchange/proxy/v3/markets/data' })
-      ).json()
-      expect(items[0].theme.icon).toMatch(/^https:\/\/polder\.example\/exchange\/icons\//)
-    } finally {
-      await proxied.close()
     }
+    const first = (await open()) as WebSocket
+    const second = (await open()) as WebSocket
+    expect(await open()).toBe(429)
+    const closed = new Promise((resolve) => first.once('close', resolve))
+    first.close()
+    await closed
+    // The server hears of the close a moment after the client.
+    let third: WebSocket | number = 429
+    for (let attempt = 0; attempt < 50 && third === 429; attempt += 1) {
+      third = await open()
+      if (third === 429) await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(third).toBeInstanceOf(WebSocket)
+    second.close()
+    ;(third as WebSocket).close()
+  })
+
+  it('serves /metrics only with the metrics token, even from loopback, where a proxy on the host sends everything from', async () => {
+    const from = { method: 'GET' as const, url: '/metrics', remoteAddress: '127.0.0.1' }
+    const anonymous = await proxied.app.inject(from)
+    expect(anonymous.statusCode).toBe(403)
+    expect(anonymous.json().error).toMatch(/behind a public URL/)
+    const scraper = await proxied.app.inject({
+      ...from,
+      headers: { authorization: `Bearer ${proxied.metricsToken}` },
+    })
+    expect(scraper.statusCode).toBe(200)
+    // The icons' links are built on the public URL.
+    const items = (
+      await proxied.app.inject({ method: 'GET', url: '/exchange/proxy/v3/markets/data' })
+    ).json()
+    expect(items[0].theme.icon).toMatch(/^https:\/\/polder\.example\/exchange\/icons\//)
   })
 })
