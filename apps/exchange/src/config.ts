@@ -1,5 +1,6 @@
 // Server configuration from flags, then environment, then defaults. Documented in README.md.
 import { parseArgs } from 'node:util'
+import proxyAddr from '@fastify/proxy-addr'
 import { backgroundNiceOf } from './storage/backgroundThread.ts'
 
 export type ExchangeConfig = {
@@ -48,6 +49,13 @@ export type ExchangeConfig = {
    * reached, never on its Host header, which the client chooses.
    */
   publicUrl: string | undefined
+  /**
+   * The proxies whose `X-Forwarded-For` is believed (POLDER_TRUST_PROXY): addresses, CIDR
+   * ranges or `loopback`, `linklocal`, `uniquelocal`, comma-separated. A request or WebSocket
+   * through one is then counted (rate limits, sockets per address) and judged (loopback-only
+   * endpoints) by the client's address the proxy names. Unset: by the socket's own address.
+   */
+  trustProxy: string | undefined
 }
 
 /** How much larger than `wsMessageBytesMax` a message may be before it closes its socket. */
@@ -70,6 +78,7 @@ export const defaultConfig: ExchangeConfig = {
   tradeRetentionDays: 7,
   venue: 'PLDR',
   publicUrl: undefined,
+  trustProxy: undefined,
 }
 
 export class ConfigError extends Error {
@@ -107,6 +116,20 @@ function publicUrlOf(text: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
 }
 
+/** `text` as a list proxy-addr understands, checked here so that a typo stops the start. */
+function trustProxyOf(text: string | undefined): string | undefined {
+  if (!text) return undefined
+  const list = text.split(',').map((item) => item.trim())
+  try {
+    proxyAddr.compile(list)
+  } catch (error) {
+    throw new ConfigError(
+      `--trust-proxy must list addresses, CIDR ranges or loopback, linklocal, uniquelocal: ${(error as Error).message}`,
+    )
+  }
+  return list.join(',')
+}
+
 export function parseConfig(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
@@ -125,6 +148,7 @@ export function parseConfig(
       'trade-retention-days': { type: 'string' },
       venue: { type: 'string' },
       'public-url': { type: 'string' },
+      'trust-proxy': { type: 'string' },
     },
     strict: true,
   })
@@ -151,6 +175,7 @@ export function parseConfig(
     ...defaultConfig,
     venue,
     publicUrl: publicUrlText ? publicUrlOf(publicUrlText) : undefined,
+    trustProxy: trustProxyOf(values['trust-proxy'] ?? env.POLDER_TRUST_PROXY),
     host: values.host ?? env.HOST ?? defaultConfig.host,
     port,
     logLevel: logLevel as ExchangeConfig['logLevel'],

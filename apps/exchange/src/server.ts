@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
+import proxyAddr from '@fastify/proxy-addr'
 import { feeTier } from '@polder/catalogue'
 import { type FillEvent, isOpenStatus } from '@polder/engine'
 import { protocolError, type SubscriptionChannel } from '@polder/protocol'
@@ -292,6 +293,8 @@ export async function createExchangeServer(
     // One line per request would drown the log under API clients and the simulator.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
+    // Behind a proxy the operator names, `request.ip` is the client the proxy forwards for.
+    ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
     // What Fastify refuses before any route runs gets the protocol's body, as every other answer.
     // A path that cannot be decoded (`%ZZ`), or with a parameter longer than the router reads
     // (100 characters), is matched to no endpoint: 110 tells the client to check the URL. Not
@@ -495,6 +498,12 @@ export async function createExchangeServer(
       }
     },
   }
+  // A socket's client, as Fastify finds `request.ip`: through the proxies the operator trusts.
+  const trusted =
+    config.trustProxy === undefined ? undefined : proxyAddr.compile(config.trustProxy.split(','))
+  const clientAddress = (request: IncomingMessage): string =>
+    (trusted === undefined ? request.socket.remoteAddress : proxyAddr(request, trusted)) ??
+    'unknown'
   // Open sockets by IP address: one address may not hold the server's memory with sockets.
   const socketsByIp = new Map<string, number>()
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -503,7 +512,7 @@ export async function createExchangeServer(
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return
     }
-    const ip = request.socket.remoteAddress ?? 'unknown'
+    const ip = clientAddress(request)
     const open = socketsByIp.get(ip) ?? 0
     if (open >= config.wsConnectionsPerIpMax) {
       const body = JSON.stringify({
@@ -529,7 +538,7 @@ export async function createExchangeServer(
     for (const connection of hub.connections) connection.revoke(credential)
   })
   wss.on('connection', (ws, request: IncomingMessage) => {
-    const connection = new WsConnection(ws, request.socket.remoteAddress ?? 'unknown', wsDeps)
+    const connection = new WsConnection(ws, clientAddress(request), wsDeps)
     hub.add(connection)
     metrics.openSockets.inc()
     ws.on('close', () => {

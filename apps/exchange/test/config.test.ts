@@ -94,3 +94,18 @@ describe('public URL', () => {
       expect(() => parseConfig([`--public-url=${text}`], {}), text).toThrow(ConfigError)
   })
 })
+
+describe('trusted proxies', () => {
+  it('are none by default, and a list from the flag or POLDER_TRUST_PROXY', () => {
+    expect(parseConfig([], {}).trustProxy).toBeUndefined()
+    expect(parseConfig([], { POLDER_TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe(
+      'loopback,10.0.0.0/8',
+    )
+    expect(parseConfig(['--trust-proxy', '192.0.2.1'], {}).trustProxy).toBe('192.0.2.1')
+  })
+
+  it('refuses what is not an address, a range or a known name', () => {
+    for (const text of ['proxy.example', '10.0.0.0/99', 'everything'])
+      expect(() => parseConfig([`--trust-proxy=${text}`], {}), text).toThrow(ConfigError)
+  })
+})

@@ -264,6 +264,12 @@ describe('operations', () => {
     })
     expect(scraper.statusCode).toBe(200)
     expect(scraper.body).toMatch(/^polder_websocket_connections \d+$/m)
+    // Without a trusted proxy, X-Forwarded-For is the client's own word: it changes nothing.
+    const spoofed = await server.app.inject({
+      ...from,
+      headers: { 'x-forwarded-for': '127.0.0.1' },
+    })
+    expect(spoofed.statusCode).toBe(403)
     // The scheme is case-insensitive in HTTP.
     const lowerCase = await server.app.inject({
       ...from,
@@ -273,7 +279,7 @@ describe('operations', () => {
   })
 })
 
-describe('behind a proxy (a public URL set), with two sockets an address', () => {
+describe('behind a trusted proxy on loopback (a public URL set), with two sockets an address', () => {
   let proxied: ExchangeServer
   let proxiedUrl: string
   beforeAll(async () => {
@@ -284,6 +290,7 @@ describe('behind a proxy (a public URL set), with two sockets an address', () =>
         logLevel: 'silent',
         dataDir: undefined,
         publicUrl: 'https://polder.example',
+        trustProxy: 'loopback',
         wsConnectionsPerIpMax: 2,
       },
       testListing,
@@ -315,6 +322,50 @@ describe('behind a proxy (a public URL set), with two sockets an address', () =>
     expect(third).toBeInstanceOf(WebSocket)
     second.close()
     ;(third as WebSocket).close()
+  })
+
+  it("counts sockets and rate limits by the client the proxy forwards for, and keeps loopback-only endpoints from the proxy's clients", async () => {
+    const open = (client: string) => {
+      const ws = new WebSocket(`${proxiedUrl.replace('http', 'ws')}/v2`, {
+        headers: { 'x-forwarded-for': client },
+      })
+      return new Promise<WebSocket | number>((resolve) => {
+        ws.once('open', () => resolve(ws))
+        ws.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0))
+      })
+    }
+    const sockets = [await open('203.0.113.1'), await open('203.0.113.1')]
+    expect(await open('203.0.113.1')).toBe(429)
+    const other = await open('203.0.113.2')
+    expect(other).toBeInstanceOf(WebSocket)
+    for (const ws of [...sockets, other]) (ws as WebSocket).close()
+
+    const remaining = async (client: string) =>
+      Number(
+        (
+          await proxied.app.inject({
+            method: 'GET',
+            url: '/v2/time',
+            remoteAddress: '127.0.0.1',
+            headers: { 'x-forwarded-for': client },
+          })
+        ).headers['bitvavo-ratelimit-remaining'],
+      )
+    const first = await remaining('203.0.113.3')
+    expect(await remaining('203.0.113.3')).toBe(first - 1)
+    expect(await remaining('203.0.113.4')).toBe(first)
+
+    const forwarded = await proxied.app.inject({
+      method: 'POST',
+      url: '/admin/keys/revoke',
+      remoteAddress: '127.0.0.1',
+      headers: {
+        'x-forwarded-for': '203.0.113.5',
+        authorization: `Bearer ${proxied.adminToken}`,
+      },
+      payload: { key: 'x' },
+    })
+    expect(forwarded.statusCode).toBe(403)
   })
 
   it('serves /metrics only with the metrics token, even from loopback, where a proxy on the host sends everything from', async () => {

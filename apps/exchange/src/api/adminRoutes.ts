@@ -57,8 +57,12 @@ function parsedBody<Body>(
   return undefined
 }
 
+/**
+ * Whether the request's client is on this machine: its address as Fastify finds it, so that a
+ * request forwarded by a trusted proxy on this machine counts as where it came from.
+ */
 export function isLoopbackRequest(request: FastifyRequest): boolean {
-  const address = request.socket.remoteAddress ?? ''
+  const address = request.ip ?? ''
   return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1'
 }
 
