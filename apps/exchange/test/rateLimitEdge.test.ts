@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sign } from '../src/auth/signature.ts'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { openRecordingSocket } from './fixtures/recordingSocket.ts'
 import { testListing } from './fixtures/testListing.ts'
 
 let server: ExchangeServer
@@ -74,5 +75,20 @@ describe('the web API shares the IP budget', () => {
       expect(escaped.status, path).toBe(429)
       expect(((await escaped.json()) as { errorCode: number }).errorCode).toBe(105)
     }
+  })
+})
+
+describe('a banned caller over the WebSocket', () => {
+  it('is answered 105 with the action and requestId of each request, so a client waiting on it is not left waiting', async () => {
+    // The IP is still banned by the first test.
+    const socket = await openRecordingSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+    const refused = socket.next((message) => message.requestId === 41, 'the reply to 41')
+    socket.ws.send('{"action":"getTime","requestId":41}')
+    expect(await refused).toMatchObject({ action: 'getTime', requestId: 41, errorCode: 105 })
+    // What cannot be read has no id to give back: the bare error.
+    const bare = socket.next((message) => message.errorCode !== undefined && !message.action)
+    socket.ws.send('{not json')
+    expect(await bare).toMatchObject({ errorCode: 105 })
+    socket.ws.close()
   })
 })

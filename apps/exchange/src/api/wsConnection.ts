@@ -278,12 +278,9 @@ export class WsConnection {
     const nowMs = this.#deps.nowMs()
     if (nowMs >= this.#authExpiresAtMs) this.#unauthenticate()
     // Every message costs at least one point, charged before any parsing: malformed floods too.
+    // (A banned caller's message is still parsed, at most 64 KiB, to answer it by its id.)
     const caller = this.#apiKey ? `key:${this.#apiKey}` : `ip:${this.#ip}`
     const first = this.#deps.rateLimiter.charge(caller, controlWeight, nowMs)
-    if (!first.allowed) {
-      this.send(JSON.stringify(protocolError(105, { expiryInMs: first.bannedUntilMs }).body))
-      return
-    }
     let message: unknown
     try {
       message = JSON.parse(text)
@@ -291,7 +288,10 @@ export class WsConnection {
       message = undefined
     }
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      this.send(JSON.stringify(protocolError(102).body))
+      const refusal = first.allowed
+        ? protocolError(102)
+        : protocolError(105, { expiryInMs: first.bannedUntilMs })
+      this.send(JSON.stringify(refusal.body))
       return
     }
     const record = message as Record<string, unknown>
@@ -310,6 +310,12 @@ export class WsConnection {
     }
     if (accepted.success && requestIdText === undefined) {
       fail(protocolError(205, { param: 'requestId' }))
+      return
+    }
+    // A banned caller's requests are answered like any failed request (its action and
+    // requestId), so that a client waiting on that id is not left waiting (ccxt matches by it).
+    if (!first.allowed) {
+      fail(protocolError(105, { expiryInMs: first.bannedUntilMs }))
       return
     }
 
