@@ -7,7 +7,12 @@ import proxyAddr from '@fastify/proxy-addr'
 import { feeTier } from '@polder/catalogue'
 import { type FillEvent, isOpenStatus } from '@polder/engine'
 import { protocolError, type SubscriptionChannel } from '@polder/protocol'
-import Fastify, { type FastifyInstance, type FastifyReply, LogController } from 'fastify'
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify'
 import { WebSocketServer } from 'ws'
 import { AccountStore } from './accounts/accountStore.ts'
 import { createSecretBox, loadSecretKey } from './accounts/secretBox.ts'
@@ -34,7 +39,12 @@ import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
 import { recentTradesPerMarketMax } from './core/orderHistory.ts'
 import { PeriodicTask } from './core/periodicTask.ts'
 import { LoginFailures } from './limits/loginFailures.ts'
-import { defaultRateLimitConfig, RateLimiter, rateLimitHeaders } from './limits/rateLimiter.ts'
+import {
+  defaultRateLimitConfig,
+  RateLimiter,
+  rateLimitHeaders,
+  rateLimitRemainingHeader,
+} from './limits/rateLimiter.ts'
 import {
   createMetrics,
   watchArchives,
@@ -279,6 +289,29 @@ export async function createExchangeServer(
     },
   )
 
+  /**
+   * Answers `code` to a request refused before a route took it. It costs its IP one point, unless
+   * a hook has charged it already, and says what is left (protocol §2.3: every response carries
+   * the headers); 105 when that point bans the IP.
+   */
+  const refuseUnrouted = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    code: 102 | 110,
+    status?: number,
+  ): FastifyReply => {
+    if (!reply.hasHeader(rateLimitRemainingHeader)) {
+      const decision = rateLimiter.charge(`ip:${request.ip}`, 1, clock.nowMs())
+      reply.headers(rateLimitHeaders(decision))
+      if (!decision.allowed) {
+        const banned = protocolError(105, { expiryInMs: decision.bannedUntilMs })
+        return reply.code(banned.status).send(banned.body)
+      }
+    }
+    const refusal = protocolError(code)
+    return reply.code(status ?? refusal.status).send(refusal.body)
+  }
+
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -303,7 +336,7 @@ export async function createExchangeServer(
     // error it passes here is an async route constraint's (the server has none): a 101.
     frameworkErrors: (error, request, reply: FastifyReply) => {
       if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-        reply.code(error.statusCode ?? 400).send(protocolError(110).body)
+        refuseUnrouted(request, reply, 110, error.statusCode ?? 400)
         return
       }
       request.log.error({ err: error }, 'unhandled framework error')
@@ -444,24 +477,16 @@ export async function createExchangeServer(
 
   app.setNotFoundHandler((request, reply) => {
     request.log.debug({ method: request.method, url: request.url }, 'unknown endpoint')
-    const { status, body } = protocolError(110)
-    reply.code(status).send(body)
+    refuseUnrouted(request, reply, 110)
   })
   app.setErrorHandler((error: { code?: string; statusCode?: number }, request, reply) => {
     if (
       error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
-      error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
-    ) {
-      const { status, body } = protocolError(102)
-      return reply.code(status).send(body)
-    }
-    if (
+      error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
       error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ||
       error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-    ) {
-      const { status, body } = protocolError(102)
-      return reply.code(status).send(body)
-    }
+    )
+      return refuseUnrouted(request, reply, 102)
     request.log.error({ err: error }, 'unhandled error')
     const { status, body } = protocolError(101)
     return reply.code(status).send(body)

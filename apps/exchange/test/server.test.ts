@@ -168,6 +168,29 @@ describe('WebSocket', () => {
     expect(await closed).toBe(1009)
   })
 
+  it('says what is left of the budget on refusals before any endpoint, each costing one point', async () => {
+    const remaining = (response: Response) =>
+      Number(response.headers.get('bitvavo-ratelimit-remaining'))
+    const refusals: [string, RequestInit, number][] = [
+      ['/v2/nope', {}, 110],
+      ['/v2/order', { method: 'PATCH' }, 110],
+      [
+        '/v2/order',
+        { method: 'POST', body: '{bad', headers: { 'content-type': 'application/json' } },
+        102,
+      ],
+      ['/nope', {}, 110],
+      ['/exchange/nope', {}, 110],
+    ]
+    let before = remaining(await fetch(`${baseUrl}/v2/time`))
+    for (const [path, init, errorCode] of refusals) {
+      const response = await fetch(`${baseUrl}${path}`, init)
+      expect(((await response.json()) as { errorCode: number }).errorCode, path).toBe(errorCode)
+      expect(remaining(response), path).toBe(before - 1)
+      before -= 1
+    }
+  })
+
   it('answers protocol-level pings with pongs', async () => {
     const ws = await openSocket()
     const pong = new Promise<string>((resolve) =>

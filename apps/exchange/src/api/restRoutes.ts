@@ -68,8 +68,19 @@ async function handle(
   const queryStart = target.indexOf('?')
   const path = queryStart < 0 ? target : target.slice(0, queryStart)
   const rawQuery = queryStart < 0 ? '' : target.slice(queryStart + 1)
+  const nowMs = deps.nowMs()
+  const charge = (caller: string, weight: number): FastifyReply | undefined => {
+    const decision = deps.rateLimiter.charge(caller, weight, nowMs)
+    reply.headers(rateLimitHeaders(decision))
+    if (decision.allowed) return undefined
+    return send(reply, { ok: false, ...protocolError(105, { expiryInMs: decision.bannedUntilMs }) })
+  }
+  const ipCaller = `ip:${request.ip}`
+  // What is refused before its endpoint is known costs the IP one point, and says what is left
+  // (protocol §2.3: the headers are on every response).
   const match = matchRestEndpoint(request.method, path.slice('/v2'.length))
-  if (match === undefined) return send(reply, { ok: false, ...protocolError(110) })
+  if (match === undefined)
+    return charge(ipCaller, 1) ?? send(reply, { ok: false, ...protocolError(110) })
   const { endpoint } = match
 
   const headers = request.headers
@@ -85,20 +96,12 @@ async function handle(
       body = undefined
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      return send(reply, { ok: false, ...protocolError(102) })
+      return charge(ipCaller, 1) ?? send(reply, { ok: false, ...protocolError(102) })
     }
     Object.assign(params, body)
   }
 
-  const nowMs = deps.nowMs()
   const weight = restEndpointWeight(endpoint, params)
-  const charge = (caller: string): FastifyReply | undefined => {
-    const decision = deps.rateLimiter.charge(caller, weight, nowMs)
-    reply.headers(rateLimitHeaders(decision))
-    if (decision.allowed) return undefined
-    return send(reply, { ok: false, ...protocolError(105, { expiryInMs: decision.bannedUntilMs }) })
-  }
-  const ipCaller = `ip:${request.ip}`
 
   // The budget is the API key's only once the key has proven itself with a valid signature:
   // an unsigned header naming someone's key must neither spend nor exhaust that key's budget.
@@ -106,11 +109,11 @@ async function handle(
   let authenticated: Caller
   if (endpoint.auth === 'private') {
     if (keyHeader === undefined)
-      return charge(ipCaller) ?? send(reply, { ok: false, ...protocolError(300) })
+      return charge(ipCaller, weight) ?? send(reply, { ok: false, ...protocolError(300) })
     const parsedHeaders = safeParse(restAuthHeaders, headers)
     if (!parsedHeaders.success) {
       return (
-        charge(ipCaller) ??
+        charge(ipCaller, weight) ??
         send(reply, {
           ok: false,
           status: parsedHeaders.error.status,
@@ -125,12 +128,14 @@ async function handle(
       undefined,
     )
     if (!auth.ok)
-      return charge(ipCaller) ?? send(reply, { ok: false, ...protocolError(auth.errorCode) })
-    const refused = charge(`key:${auth.apiKey.key}`)
+      return (
+        charge(ipCaller, weight) ?? send(reply, { ok: false, ...protocolError(auth.errorCode) })
+      )
+    const refused = charge(`key:${auth.apiKey.key}`, weight)
     if (refused) return refused
     authenticated = { accountId: auth.apiKey.accountId, permissions: auth.apiKey.permissions }
   } else {
-    const refused = charge(ipCaller)
+    const refused = charge(ipCaller, weight)
     if (refused) return refused
   }
 

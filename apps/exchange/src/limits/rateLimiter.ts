@@ -92,10 +92,13 @@ export class RateLimiter {
 }
 
 /** The response headers of protocol §2.3. */
+/** The header that tells a caller how much of its budget is left (set on every response). */
+export const rateLimitRemainingHeader = 'bitvavo-ratelimit-remaining'
+
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
   return {
     'bitvavo-ratelimit-limit': String(decision.limit),
-    'bitvavo-ratelimit-remaining': String(decision.remaining),
+    [rateLimitRemainingHeader]: String(decision.remaining),
     'bitvavo-ratelimit-resetat': String(decision.resetAtMs),
   }
 }
