@@ -1563,10 +1563,17 @@ export class Engine {
         command.triggerType === undefined ||
         command.triggerReference === undefined
       ) {
+        const missing =
+          command.triggerAmount === undefined
+            ? 'triggerAmount'
+            : command.triggerType === undefined
+              ? 'triggerType'
+              : 'triggerReference'
         return reject(
           limitType
             ? ErrorCode.stopLossLimitParametersMissing
             : ErrorCode.stopLossParametersMissing,
+          missing,
         )
       }
       if (command.triggerType !== 'price') return reject(ErrorCode.parameterInvalid, 'triggerType')

@@ -50,65 +50,69 @@ export function reject(errorCode: ErrorCodeValue, param?: string): Rejection {
   return { ok: false, errorCode, error: errorMessage(errorCode, param) }
 }
 
-/** Message text per code, worded as the protocol (and ccxt's substring matching) expects. */
+/**
+ * Message text per code, worded as the protocol's error catalogue words it (packages/protocol;
+ * apps/exchange/test/engineErrorTexts.test.ts holds them to it), which ccxt's substring
+ * matching expects.
+ */
 export function errorMessage(errorCode: ErrorCodeValue, param = 'parameter'): string {
   switch (errorCode) {
     case 202:
-      return `${param} order parameter is not supported.`
+      return `${param} order parameter is not supported`
     case 203:
       return `${param} parameter is required.`
     case 205:
       return `${param} parameter is invalid.`
     case 206:
-      return `Use either ${param}, not both.`
+      return `Use either ${param} parameter, not both.`
     case 210:
       return 'Amount exceeds the maximum allowed amount.'
     case 211:
-      return 'Price is too high.'
+      return 'Price exceeds the maximum allowed price.'
     case 212:
       return 'Amount is below the minimum allowed amount.'
     case 213:
-      return 'Price is too low.'
+      return 'Price is below the minimum allowed price.'
     case 214:
       return 'Price has too many significant digits.'
     case 217:
-      return 'Order size in quote currency is below the minimum.'
+      return 'Minimum order size in quote currency is 5 EUR or 0.001 BTC.'
     case 218:
-      return 'triggerAmount has too many significant digits.'
+      return 'Trigger amount has too many significant digits.'
     case 220:
-      return 'clientOrderId is already in use for an open order in this market.'
+      return 'This clientOrderId is already in use by an open order in this market.'
     case 230:
       return 'The order was rejected by the matching engine.'
     case 232:
-      return 'An update must change at least one of amount, amountRemaining, amountQuote, price, triggerAmount, timeInForce, selfTradePrevention or postOnly.'
+      return 'You must change at least one of amount, amountRemaining, price, timeInForce, selfTradePrevention or postOnly.'
     case 233:
       return 'Order must be active (status new or partiallyFilled) to allow updating/cancelling.'
     case 234:
       return 'Market orders cannot be updated.'
     case 235:
-      return 'You have reached the maximum number of open orders for this market.'
+      return 'You can only have 100 open orders in each market.'
     case 236:
-      return 'Only one of amount, amountRemaining or amountQuote can be updated.'
+      return 'You can only update one of amount, amountRemaining or amountQuote.'
     case 237:
-      return 'triggerAmount, triggerType and triggerReference are required for stopLoss and takeProfit orders.'
+      return `${param} parameter is required for stopLoss and takeProfit orders.`
     case 238:
-      return 'triggerAmount, triggerType and triggerReference are required for stopLossLimit and takeProfitLimit orders.'
+      return `${param} parameter is required for stopLossLimit and takeProfitLimit orders.`
     case 239:
-      return 'An update cannot switch between amount and amountQuote.'
+      return 'You cannot switch between amount and amountQuote when updating an order.'
     case 240:
       return 'No order found. Please be aware that simultaneously updating the same order may return this error.'
     case 422:
-      return 'Price is not a multiple of tickSize.'
+      return 'Price is not a multiple of the tick size of this market.'
     case 423:
-      return 'Market is halted.'
+      return 'This market is halted.'
     case 424:
-      return 'Market is in cancelOnly mode.'
+      return 'This market is in cancelOnly mode: orders can only be canceled.'
     case 425:
-      return 'Market is in auction.'
+      return 'This market is in an auction.'
     case 426:
-      return 'Market is in auction matching.'
+      return 'This market is matching its auction: orders cannot be placed or canceled.'
     case 429:
-      return `${param} has too many decimals.`
+      return `${param} parameter has too many decimal digits.`
   }
 }
 

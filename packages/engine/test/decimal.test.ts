@@ -168,7 +168,7 @@ describe('wire edge', () => {
         { side: 'buy', orderType: 'limit', amount: '1.0001', price: '1' },
         context,
       ),
-    ).toMatchObject({ errorCode: 429, error: 'amount has too many decimals.' })
+    ).toMatchObject({ errorCode: 429, error: 'amount parameter has too many decimal digits.' })
     expect(
       placeOrderFromWire(
         spec,
