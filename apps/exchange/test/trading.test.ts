@@ -1057,6 +1057,8 @@ describe('account history of trades', () => {
       receivedCurrency: 'BTC',
       receivedAmount: '0.04000000',
       feesCurrency: 'EUR',
+      address: null,
     })
+    expect(Object.keys(first)).toHaveLength(12)
   })
 })

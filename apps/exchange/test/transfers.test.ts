@@ -159,7 +159,13 @@ describe('account history', () => {
       sentCurrency: 'BTC',
       sentAmount: '0.01000000',
       feesAmount: '0.00010000',
+      // Every field of the protocol's, null where a withdrawal has no value.
+      priceCurrency: null,
+      priceAmount: null,
+      receivedCurrency: null,
+      receivedAmount: null,
     })
+    expect(Object.keys(page.json.items[0]).sort()).toEqual(historyFields)
     expect(Date.parse(page.json.items[0].executedAt)).toBeGreaterThan(0)
     const deposits = await call(trader, 'GET', '/v2/account/history?type=deposit')
     expect(deposits.json.items).toEqual([
@@ -398,3 +404,19 @@ describe('withdrawals across a restart', () => {
     }
   }, 60_000)
 })
+
+/** The fields of an `/account/history` item (protocol §3.2), sorted. */
+const historyFields = [
+  'address',
+  'executedAt',
+  'feesAmount',
+  'feesCurrency',
+  'priceAmount',
+  'priceCurrency',
+  'receivedAmount',
+  'receivedCurrency',
+  'sentAmount',
+  'sentCurrency',
+  'transactionId',
+  'type',
+]

@@ -833,6 +833,7 @@ export function registerExchangeActions(
           receivedAmount: fill.side === 'buy' ? base : quote,
           feesCurrency: fill.feeCurrency,
           feesAmount: formatQuote(spec, fill.fee),
+          address: null,
         },
       })
     }
@@ -846,9 +847,13 @@ export function registerExchangeActions(
             transactionId: transfer.reference,
             executedAt: new Date(transfer.timestamp).toISOString(),
             type: kind === 'deposit' ? 'deposit' : 'withdrawal',
-            ...(kind === 'deposit'
-              ? { receivedCurrency: transfer.asset, receivedAmount: amount }
-              : { sentCurrency: transfer.asset, sentAmount: amount }),
+            // Every item has every field of the protocol's (§3.2), null where it has no value.
+            priceCurrency: null,
+            priceAmount: null,
+            sentCurrency: kind === 'deposit' ? null : transfer.asset,
+            sentAmount: kind === 'deposit' ? null : amount,
+            receivedCurrency: kind === 'deposit' ? transfer.asset : null,
+            receivedAmount: kind === 'deposit' ? amount : null,
             feesCurrency: transfer.asset,
             feesAmount: formatLedgerUnits(BigInt(transfer.fee), decimals),
             address: transfer.address ?? null,
