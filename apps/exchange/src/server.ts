@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import proxyAddr from '@fastify/proxy-addr'
-import { feeTier } from '@polder/catalogue'
 import { type FillEvent, isOpenStatus } from '@polder/engine'
 import { protocolError, type SubscriptionChannel } from '@polder/protocol'
 import Fastify, {
@@ -255,7 +254,7 @@ export async function createExchangeServer(
   watchArchives(metrics, { trades: tradeArchive, fills: fillArchive, orders: orderArchive })
   watchJournal(metrics, journal)
   const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))
-  const { warmAccount } = registerExchangeActions(actions, {
+  const { warmAccount, feesOf } = registerExchangeActions(actions, {
     service,
     accounts,
     listing,
@@ -466,7 +465,7 @@ export async function createExchangeServer(
   const stakingAccrual = new StakingAccrual(service, () => clock.nowMs())
   const savingsScheduler = new SavingsScheduler(service, {
     nowMs: () => clock.nowMs(),
-    feesOf: async (accountId) => feeTier((await accounts.findAccount(accountId))?.feeTier ?? 0),
+    feesOf: async (accountId) => feesOf(accountId),
   })
   registerRestRoutes(app, {
     actions,

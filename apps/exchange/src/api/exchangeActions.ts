@@ -1,6 +1,6 @@
 // The handlers of the market-data and trading actions, shared by REST and WebSocket.
 import { randomUUID } from 'node:crypto'
-import { feeTier, ppmToFraction } from '@polder/catalogue'
+import { type FeeTier, feeTier, feeTierForVolume, ppmToFraction } from '@polder/catalogue'
 import {
   type FillEvent,
   formatAmount,
@@ -115,11 +115,17 @@ const listLimitDefault = 500
 const feeQuotes = new Set(['EUR', 'USDC'])
 const listLimitMax = 1000
 
-/** Returns `warmAccount`, which loads what an account's orders need before its first order. */
+/**
+ * Returns `warmAccount`, which loads what an account's orders need before its first order, and
+ * `feesOf`, an account's fee tier (by its 30-day volume, or an operator's if higher).
+ */
 export function registerExchangeActions(
   actions: ActionRegistry,
   deps: ExchangeActionDeps,
-): { warmAccount: (accountId: number) => Promise<void> } {
+): {
+  warmAccount: (accountId: number) => Promise<void>
+  feesOf: (accountId: number) => FeeTier | Promise<FeeTier>
+} {
   const { service, accounts, listing } = deps
   const engine = service.core.engine
   const history = service.core.history
@@ -133,15 +139,20 @@ export function registerExchangeActions(
     return tier
   }
   /**
-   * Synchronous once the tier is known (warmed at WebSocket authentication), so that an order
-   * reaches the core before any request that arrived after it on the same connection.
+   * The account's fees: the tier its 30-day volume reaches, or the one stored with it (an
+   * operator's) if that is higher. Synchronous once the stored tier is known (warmed at
+   * WebSocket authentication), so that an order reaches the core before any request that
+   * arrived after it on the same connection.
    */
-  function feesOf(
-    accountId: number,
-  ): ReturnType<typeof feeTier> | Promise<ReturnType<typeof feeTier>> {
-    const tier = feeTierOf.get(accountId)
-    return tier === undefined ? loadFeeTier(accountId).then(feeTier) : feeTier(tier)
+  function feesOf(accountId: number): FeeTier | Promise<FeeTier> {
+    const stored = feeTierOf.get(accountId)
+    if (stored === undefined) return loadFeeTier(accountId).then(() => feesOf(accountId) as FeeTier)
+    const byVolume = feeTierForVolume(service.core.volume.euros(accountId, deps.nowMs()))
+    return byVolume.tier > stored ? byVolume : feeTier(stored)
   }
+  /** The account's 30-day volume as the protocol gives it: euros, two decimals. */
+  const volumeOf = (accountId: number): string =>
+    formatLedgerUnits(service.core.volume.of(accountId, deps.nowMs()), 2)
 
   function specOf(market: unknown): MarketSpec | undefined {
     return typeof market === 'string' ? (engine.market(market) ?? undefined) : undefined
@@ -434,11 +445,12 @@ export function registerExchangeActions(
       return oneOrAll(params, entry)
     })
     .register('privateGetAccount', async (_params, caller) => {
-      const fees = await feesOf(requireCaller(caller))
+      const accountId = requireCaller(caller)
+      const fees = await feesOf(accountId)
       return success({
         fees: {
           tier: String(fees.tier),
-          volume: '0.00',
+          volume: volumeOf(accountId),
           maker: ppmToFraction(fees.makerFeePpm),
           taker: ppmToFraction(fees.takerFeePpm),
         },
@@ -453,10 +465,11 @@ export function registerExchangeActions(
         !listing.markets.some((market) => market.quote === params.quote)
       )
         return failure(protocolError(205, { param: 'quote' }))
-      const fees = await feesOf(requireCaller(caller))
+      const accountId = requireCaller(caller)
+      const fees = await feesOf(accountId)
       return success({
         tier: String(fees.tier),
-        volume: '0.00',
+        volume: volumeOf(accountId),
         maker: ppmToFraction(fees.makerFeePpm),
         taker: ppmToFraction(fees.takerFeePpm),
       })
@@ -875,5 +888,5 @@ export function registerExchangeActions(
     })
   })
 
-  return { warmAccount: async (accountId) => void (await loadFeeTier(accountId)) }
+  return { warmAccount: async (accountId) => void (await loadFeeTier(accountId)), feesOf }
 }

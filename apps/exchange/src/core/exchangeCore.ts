@@ -44,6 +44,7 @@ import { type Frequency, lastOccurrenceIndex, occurrence } from '../savings/sche
 import { MarketStats, type MarketStatsSnapshot } from './marketStats.ts'
 import { OrderHistory, type OrderHistorySnapshot } from './orderHistory.ts'
 import { ArrayView } from './stringifyInSlices.ts'
+import { TradingVolume, type TradingVolumeSnapshot } from './tradingVolume.ts'
 
 export type Deposit = {
   type: 'deposit'
@@ -373,6 +374,8 @@ export type CoreSnapshot = {
   payments?: Payment[]
   pendingWithdrawals?: PendingWithdrawal[]
   cancelDeadlines?: CancelDeadline[]
+  /** Absent from snapshots made before 2026-11-27: volumes then count from the snapshot on. */
+  volume?: TradingVolumeSnapshot
 }
 
 const noDeadlines: readonly CancelDeadline[] = Object.freeze([])
@@ -383,6 +386,8 @@ export class ExchangeCore {
   readonly ledger: Ledger
   readonly history: OrderHistory
   readonly stats: MarketStats
+  /** Each account's euros traded over the last 30 days (its fee tier). */
+  readonly volume: TradingVolume
   readonly #holds = new Map<string, Hold>()
   /** Savings plans by id. */
   readonly savingsPlans = new Map<string, Plan>()
@@ -408,6 +413,7 @@ export class ExchangeCore {
     this.ledger = snapshot ? Ledger.restore(snapshot.ledger) : new Ledger()
     this.history = snapshot ? OrderHistory.restore(snapshot.history) : new OrderHistory()
     this.stats = snapshot ? MarketStats.restore(snapshot.stats) : new MarketStats()
+    this.volume = TradingVolume.restore(snapshot?.volume)
     for (const plan of snapshot?.savings ?? []) this.savingsPlans.set(plan.id, plan)
     for (const [key, amount] of snapshot?.staking?.positions ?? [])
       this.stakes.set(key, BigInt(amount))
@@ -444,6 +450,7 @@ export class ExchangeCore {
       payments: this.payments.snapshot(),
       pendingWithdrawals: [...this.pendingWithdrawals.values()],
       cancelDeadlines: [...this.cancelDeadlines.values()],
+      volume: this.volume.snapshot(),
     }
   }
 
@@ -1113,6 +1120,11 @@ export class ExchangeCore {
     })
     this.#spend(`${buy.market} ${buy.orderId}`, quote + buyerFee)
     this.#spend(`${sell.market} ${sell.orderId}`, base)
+    // Volume in euros: the markets quoted in euros (all of the listing's) count.
+    if (spec.quote === 'EUR') {
+      this.volume.record(buy.accountId, buy.timestamp, quote)
+      this.volume.record(sell.accountId, sell.timestamp, quote)
+    }
   }
 
   #spend(key: string, amount: bigint): void {

@@ -1,0 +1,60 @@
+// An account's 30-day volume over the wire (GET /v2/account, /v2/account/fees), and the fee
+// tier it reaches (packages/catalogue feeTiers): the next order pays that tier's fees.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { defaultConfig } from '../src/config.ts'
+import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { signedRequest } from './fixtures/signedRequest.ts'
+import { testListing } from './fixtures/testListing.ts'
+import { createTrader, type Trader } from './fixtures/trader.ts'
+
+let server: ExchangeServer
+let baseUrl: string
+let buyer: Trader
+let seller: Trader
+
+beforeAll(async () => {
+  server = await createExchangeServer(
+    { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined },
+    testListing,
+  )
+  baseUrl = await server.listen()
+  buyer = await createTrader(server, 'volume-buyer@example.com', { EUR: '250000' })
+  seller = await createTrader(server, 'volume-seller@example.com', { BTC: '5' })
+})
+afterAll(() => server.close())
+
+const fees = async (who: Trader) => (await signedRequest(baseUrl, who, 'GET', '/v2/account')).json
+
+const limit = (who: Trader, side: 'buy' | 'sell', amount: string, price: string) =>
+  signedRequest(baseUrl, who, 'POST', '/v2/order', {
+    body: { market: 'BTC-EUR', side, orderType: 'limit', amount, price },
+  })
+
+describe('the 30-day volume', () => {
+  it('counts both sides of every trade in euros, and lifts the tier once it reaches 100,000', async () => {
+    expect(await fees(buyer)).toEqual({
+      fees: { tier: '0', volume: '0.00', maker: '0.0015', taker: '0.0025' },
+    })
+    // 2 BTC at 50,000 EUR: 100,000 EUR for each side.
+    expect((await limit(seller, 'sell', '2', '50000')).status).toBe(200)
+    const bought = await limit(buyer, 'buy', '2', '50000')
+    expect(bought.json.status).toBe('filled')
+    for (const who of [buyer, seller])
+      expect(await fees(who)).toEqual({
+        fees: { tier: '1', volume: '100000.00', maker: '0.001', taker: '0.002' },
+      })
+    const fromFees = await signedRequest(baseUrl, buyer, 'GET', '/v2/account/fees?market=BTC-EUR')
+    expect(fromFees.json).toEqual({
+      tier: '1',
+      volume: '100000.00',
+      maker: '0.001',
+      taker: '0.002',
+    })
+
+    // The next order pays tier 1: 0.2% of 5,000 EUR taken is 10 EUR.
+    expect((await limit(seller, 'sell', '0.1', '50000')).status).toBe(200)
+    const taken = await limit(buyer, 'buy', '0.1', '50000')
+    expect(taken.json.fills).toEqual([expect.objectContaining({ fee: '10.00000000', feeCurrency: 'EUR' })])
+    expect((await fees(buyer)).fees.volume).toBe('105000.00')
+  })
+})
