@@ -131,6 +131,9 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
         POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE: '100000000',
         // Every trader and subscriber comes from 127.0.0.1.
         POLDER_WS_CONNECTIONS_PER_IP_MAX: '1000000',
+        // A trader sends far more than the protocol's 100 new orders a second.
+        POLDER_NEW_ORDERS_PER_SECOND_MAX: '1000000',
+        POLDER_NEW_ORDERS_PER_DAY_MAX: '1000000000',
         ...(values.attribute ? { POLDER_STALL_LOG: stallLogs.server } : {}),
         ...(values.allocation ? { POLDER_ALLOCATION_LOG: allocationLog } : {}),
       },

@@ -26,6 +26,12 @@ export type ExchangeConfig = {
   databaseUrl: string | undefined
   /** 64 hex characters that encrypt API secrets (POLDER_SECRET_KEY); else a file in dataDir. */
   secretKeyHex: string | undefined
+  /**
+   * New orders an account may send a second and a day (POLDER_NEW_ORDERS_PER_SECOND_MAX,
+   * POLDER_NEW_ORDERS_PER_DAY_MAX); the protocol's 100 and 100,000, error 104 past them.
+   */
+  newOrdersPerSecondMax: number
+  newOrdersPerDayMax: number
   /** Rate-limit budget per API key or IP (POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE); protocol default 1000. */
   rateLimitWeightPerMinute: number
   /** Run the market simulator (on for `serve`, off with --no-simulator and in tests). */
@@ -71,6 +77,8 @@ export const defaultConfig: ExchangeConfig = {
   databaseUrl: undefined,
   secretKeyHex: undefined,
   rateLimitWeightPerMinute: 1000,
+  newOrdersPerSecondMax: 100,
+  newOrdersPerDayMax: 100_000,
   simulator: false,
   seed: 1,
   simulatorRequoteMs: 15_000,
@@ -205,6 +213,14 @@ export function parseConfig(
     wsConnectionsPerIpMax: positiveInteger(
       'POLDER_WS_CONNECTIONS_PER_IP_MAX',
       env.POLDER_WS_CONNECTIONS_PER_IP_MAX ?? String(defaultConfig.wsConnectionsPerIpMax),
+    ),
+    newOrdersPerSecondMax: positiveInteger(
+      'POLDER_NEW_ORDERS_PER_SECOND_MAX',
+      env.POLDER_NEW_ORDERS_PER_SECOND_MAX ?? String(defaultConfig.newOrdersPerSecondMax),
+    ),
+    newOrdersPerDayMax: positiveInteger(
+      'POLDER_NEW_ORDERS_PER_DAY_MAX',
+      env.POLDER_NEW_ORDERS_PER_DAY_MAX ?? String(defaultConfig.newOrdersPerDayMax),
     ),
     rateLimitWeightPerMinute: positiveInteger(
       'POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE',

@@ -38,6 +38,7 @@ import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
 import { recentTradesPerMarketMax } from './core/orderHistory.ts'
 import { PeriodicTask } from './core/periodicTask.ts'
 import { LoginFailures } from './limits/loginFailures.ts'
+import { NewOrderLimiter } from './limits/newOrderLimiter.ts'
 import {
   defaultRateLimitConfig,
   RateLimiter,
@@ -265,6 +266,10 @@ export async function createExchangeServer(
     orderArchive,
     unarchivedAccounts,
     venue: config.venue,
+    newOrders: new NewOrderLimiter({
+      perSecondMax: config.newOrdersPerSecondMax,
+      perDayMax: config.newOrdersPerDayMax,
+    }),
   })
   const decimalsBySymbol = new Map(listing.assets.map((asset) => [asset.symbol, asset.decimals]))
   // Before listening, so charts have their 60 days from the first request on. The stored

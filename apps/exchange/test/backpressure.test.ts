@@ -20,7 +20,16 @@ let trader: Trader
 beforeAll(async () => {
   // Far above a real client's budget: this is about how fast requests come, not their weight.
   const config = { ...defaultConfig, port: 0, logLevel: 'silent' as const, dataDir: undefined }
-  server = await createExchangeServer({ ...config, rateLimitWeightPerMinute: 1e9 }, testListing)
+  // Bursts far above the rate limits of real clients: the weight budget and the new orders.
+  server = await createExchangeServer(
+    {
+      ...config,
+      rateLimitWeightPerMinute: 1e9,
+      newOrdersPerSecondMax: 1e9,
+      newOrdersPerDayMax: 1e9,
+    },
+    testListing,
+  )
   baseUrl = await server.listen()
   trader = await createTrader(server, `burst-${randomBytes(4).toString('hex')}@example.com`, {
     EUR: '1000000',

@@ -24,6 +24,7 @@ import type { CandleInterval } from '../core/marketStats.ts'
 import { compareOrderKeys, type OrderRecord, type OrderWindow } from '../core/orderHistory.ts'
 import { newOrderId } from '../core/orderIds.ts'
 import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
+import type { NewOrderLimiter } from '../limits/newOrderLimiter.ts'
 import type { SimulatedMarket } from '../simulator/marketSimulator.ts'
 import type { FillArchive } from '../storage/fillArchive.ts'
 import type { OrderArchive } from '../storage/orderArchive.ts'
@@ -94,6 +95,8 @@ export type ExchangeActionDeps = {
   unarchivedAccounts: ReadonlySet<number>
   /** The exchange's Market Identifier Code, named by the MiCA reports. */
   venue: string
+  /** The protocol's new-order limit per account (error 104). */
+  newOrders: NewOrderLimiter
 }
 
 /** A refusal with its own message (from the engine or core), with the catalogue's HTTP status. */
@@ -493,6 +496,7 @@ export function registerExchangeActions(
     })
     .register('privateCreateOrder', async (params, caller) => {
       const accountId = requireCaller(caller)
+      if (!deps.newOrders.allow(accountId, deps.nowMs())) return failure(protocolError(104))
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
       const known = feesOf(accountId)
