@@ -62,6 +62,29 @@ describe('rate limits at the edge', () => {
   })
 })
 
+describe('a public call signed with a valid key', () => {
+  it("is the key's to pay, not the IP's; a signature that does not hold leaves it the IP's", async () => {
+    // The IP is banned by the test above; the SDK signs public calls too.
+    const account = await server.accounts.createAccount('signer@example.com', 'a long password')
+    const signer = await server.accounts.createApiKey(account.id, ['view'])
+    const get = (signature: string, timestamp: number) =>
+      fetch(`${baseUrl}/v2/time`, {
+        headers: {
+          'bitvavo-access-key': signer.key,
+          'bitvavo-access-timestamp': String(timestamp),
+          'bitvavo-access-signature': signature,
+        },
+      })
+    const timestamp = Date.now()
+    const signed = await get(sign(signer.secret, timestamp, 'GET', '/v2/time'), timestamp)
+    expect(signed.status).toBe(200)
+    expect(signed.headers.get('bitvavo-ratelimit-remaining')).toBe('4')
+    const forged = await get(sign('0'.repeat(64), timestamp, 'GET', '/v2/time'), timestamp)
+    expect(forged.status).toBe(429)
+    expect(((await forged.json()) as { errorCode: number }).errorCode).toBe(105)
+  })
+})
+
 describe('the web API shares the IP budget', () => {
   it('answers 105 once the IP has spent its points', async () => {
     // The IP was banned by the test above; the web API is refused too, with the same error.

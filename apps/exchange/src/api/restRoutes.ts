@@ -59,6 +59,23 @@ function send(reply: FastifyReply, result: ActionResult): FastifyReply {
     : reply.code(result.status).send(result.body)
 }
 
+/** The API key that validly signed `request`, or undefined (unsigned, or not valid). */
+async function signerOf(
+  request: FastifyRequest,
+  target: string,
+  deps: RestDeps,
+): Promise<string | undefined> {
+  const parsedHeaders = safeParse(restAuthHeaders, request.headers)
+  if (!parsedHeaders.success) return undefined
+  const auth = await verifySignedRequest(
+    restSignedRequest(parsedHeaders.data, request.method, target, request.rawBody ?? ''),
+    deps.nowMs(),
+    deps.findApiKey,
+    undefined,
+  )
+  return auth.ok ? auth.apiKey.key : undefined
+}
+
 async function handle(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -105,7 +122,7 @@ async function handle(
 
   // The budget is the API key's only once the key has proven itself with a valid signature:
   // an unsigned header naming someone's key must neither spend nor exhaust that key's budget.
-  // Public endpoints and every failed authentication are charged to the IP.
+  // Unsigned public calls and every failed authentication are charged to the IP.
   let authenticated: Caller
   if (endpoint.auth === 'private') {
     if (keyHeader === undefined)
@@ -135,7 +152,11 @@ async function handle(
     if (refused) return refused
     authenticated = { accountId: auth.apiKey.accountId, permissions: auth.apiKey.permissions }
   } else {
-    const refused = charge(ipCaller, weight)
+    // A public call signed with a valid key (the SDK signs every call) is the key's to pay, as
+    // its private calls are: clients behind one address do not share its budget then. A
+    // signature that does not hold changes nothing: the IP pays, and the call is answered.
+    const signedBy = keyHeader === undefined ? undefined : await signerOf(request, target, deps)
+    const refused = charge(signedBy ? `key:${signedBy}` : ipCaller, weight)
     if (refused) return refused
   }
 
