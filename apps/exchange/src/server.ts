@@ -255,7 +255,7 @@ export async function createExchangeServer(
   watchArchives(metrics, { trades: tradeArchive, fills: fillArchive, orders: orderArchive })
   watchJournal(metrics, journal)
   const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))
-  const { warmAccount, feesOf } = registerExchangeActions(actions, {
+  const { warmAccount, currentFees } = registerExchangeActions(actions, {
     service,
     accounts,
     listing,
@@ -293,6 +293,13 @@ export async function createExchangeServer(
     },
   )
 
+  // A request's client, as Fastify finds `request.ip`, through the proxies the operator trusts:
+  // for sockets, and for requests Fastify refuses before it builds its own request object.
+  const trusted =
+    config.trustProxy === undefined ? undefined : proxyAddr.compile(config.trustProxy.split(','))
+  const clientAddress = (request: IncomingMessage): string =>
+    (trusted === undefined ? request.socket.remoteAddress : proxyAddr(request, trusted)) ??
+    'unknown'
   /**
    * Answers `code` to a request refused before a route took it. It costs its IP one point, unless
    * a hook has charged it already, and says what is left (protocol §2.3: every response carries
@@ -305,7 +312,7 @@ export async function createExchangeServer(
     status?: number,
   ): FastifyReply => {
     if (!reply.hasHeader(rateLimitRemainingHeader)) {
-      const decision = rateLimiter.charge(`ip:${request.ip}`, 1, clock.nowMs())
+      const decision = rateLimiter.charge(`ip:${clientAddress(request.raw)}`, 1, clock.nowMs())
       reply.headers(rateLimitHeaders(decision))
       if (!decision.allowed) {
         const banned = protocolError(105, { expiryInMs: decision.bannedUntilMs })
@@ -436,7 +443,7 @@ export async function createExchangeServer(
   app.addHook('onRequest', async (request, reply) => {
     const path = request.routeOptions.url ?? request.url
     if (!path.startsWith('/exchange/') && !request.url.startsWith('/exchange/')) return
-    const decision = rateLimiter.charge(`ip:${request.ip}`, 1, clock.nowMs())
+    const decision = rateLimiter.charge(`ip:${clientAddress(request.raw)}`, 1, clock.nowMs())
     reply.headers(rateLimitHeaders(decision))
     if (!decision.allowed) {
       const { status, body } = protocolError(105, { expiryInMs: decision.bannedUntilMs })
@@ -470,7 +477,7 @@ export async function createExchangeServer(
   const stakingAccrual = new StakingAccrual(service, () => clock.nowMs())
   const savingsScheduler = new SavingsScheduler(service, {
     nowMs: () => clock.nowMs(),
-    feesOf: async (accountId) => feesOf(accountId),
+    feesOf: currentFees,
   })
   registerRestRoutes(app, {
     actions,
@@ -527,12 +534,6 @@ export async function createExchangeServer(
       }
     },
   }
-  // A socket's client, as Fastify finds `request.ip`: through the proxies the operator trusts.
-  const trusted =
-    config.trustProxy === undefined ? undefined : proxyAddr.compile(config.trustProxy.split(','))
-  const clientAddress = (request: IncomingMessage): string =>
-    (trusted === undefined ? request.socket.remoteAddress : proxyAddr(request, trusted)) ??
-    'unknown'
   // Open sockets by IP address: one address may not hold the server's memory with sockets.
   const socketsByIp = new Map<string, number>()
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {

@@ -1,5 +1,8 @@
 // An account's 30-day volume over the wire (GET /v2/account, /v2/account/fees), and the fee
 // tier it reaches (packages/catalogue feeTiers): the next order pays that tier's fees.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
@@ -54,7 +57,49 @@ describe('the 30-day volume', () => {
     // The next order pays tier 1: 0.2% of 5,000 EUR taken is 10 EUR.
     expect((await limit(seller, 'sell', '0.1', '50000')).status).toBe(200)
     const taken = await limit(buyer, 'buy', '0.1', '50000')
-    expect(taken.json.fills).toEqual([expect.objectContaining({ fee: '10.00000000', feeCurrency: 'EUR' })])
+    expect(taken.json.fills).toEqual([
+      expect.objectContaining({ fee: '10.00000000', feeCurrency: 'EUR' }),
+    ])
     expect((await fees(buyer)).fees.volume).toBe('105000.00')
+  })
+})
+
+describe('the 30-day volume across a restart', () => {
+  it('comes back from the snapshot and the journal after it, and with it the tier', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'polder-volume-'))
+    const config = { ...defaultConfig, port: 0, logLevel: 'silent' as const, dataDir }
+    try {
+      const first = await createExchangeServer(config, testListing)
+      const firstUrl = await first.listen()
+      const maker = await createTrader(first, 'restart-maker@example.com', { BTC: '5' })
+      const taker = await createTrader(first, 'restart-taker@example.com', { EUR: '250000' })
+      const trade = async (amount: string) => {
+        for (const [who, side] of [
+          [maker, 'sell'],
+          [taker, 'buy'],
+        ] as const)
+          await signedRequest(firstUrl, who, 'POST', '/v2/order', {
+            body: { market: 'BTC-EUR', side, orderType: 'limit', amount, price: '50000' },
+          })
+      }
+      // 60,000 EUR before a snapshot, 40,000 after it, in the journal only.
+      await trade('1.2')
+      await first.service.snapshot()
+      await trade('0.8')
+      await first.close()
+
+      const second = await createExchangeServer(config, testListing)
+      const secondUrl = await second.listen()
+      try {
+        const account = await signedRequest(secondUrl, taker, 'GET', '/v2/account')
+        expect(account.json).toEqual({
+          fees: { tier: '1', volume: '100000.00', maker: '0.001', taker: '0.002' },
+        })
+      } finally {
+        await second.close()
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 })

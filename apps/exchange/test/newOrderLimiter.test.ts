@@ -19,6 +19,11 @@ describe('NewOrderLimiter', () => {
     // The day's three are spent: the next second does not help, the next day does.
     expect(limiter.allow(1, day + 2_000)).toBe(false)
     expect(limiter.allow(1, day + 86_400_000)).toBe(true)
+    // The accounts of past days are forgotten as a new day comes; a clock stepping back into
+    // the past second gives no fresh count.
+    expect(limiter.accounts).toBe(1)
+    expect(limiter.allow(1, day + 86_400_000)).toBe(true)
+    expect(limiter.allow(1, day + 86_400_000 - 1)).toBe(false)
   })
 })
 

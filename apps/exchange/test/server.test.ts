@@ -181,6 +181,12 @@ describe('WebSocket', () => {
       ],
       ['/nope', {}, 110],
       ['/exchange/nope', {}, 110],
+      ['/v2/%ZZ', {}, 110],
+      [
+        '/exchange/savings-plans/v1',
+        { method: 'POST', body: 'plain', headers: { 'content-type': 'text/plain' } },
+        102,
+      ],
     ]
     let before = remaining(await fetch(`${baseUrl}/v2/time`))
     for (const [path, init, errorCode] of refusals) {
@@ -363,12 +369,13 @@ describe('behind a trusted proxy on loopback (a public URL set), with two socket
     expect(other).toBeInstanceOf(WebSocket)
     for (const ws of [...sockets, other]) (ws as WebSocket).close()
 
-    const remaining = async (client: string) =>
+    /** What is left of `client`'s budget after a GET of `url` through the proxy. */
+    const remaining = async (client: string, url = '/v2/time') =>
       Number(
         (
           await proxied.app.inject({
             method: 'GET',
-            url: '/v2/time',
+            url,
             remoteAddress: '127.0.0.1',
             headers: { 'x-forwarded-for': client },
           })
@@ -377,6 +384,9 @@ describe('behind a trusted proxy on loopback (a public URL set), with two socket
     const first = await remaining('203.0.113.3')
     expect(await remaining('203.0.113.3')).toBe(first - 1)
     expect(await remaining('203.0.113.4')).toBe(first)
+    // Even a URL Fastify cannot read, refused before it builds its request, is the client's.
+    expect(await remaining('203.0.113.6', '/v2/%ZZ')).toBe(first)
+    expect(await remaining('203.0.113.7', '/v2/%ZZ')).toBe(first)
 
     const forwarded = await proxied.app.inject({
       method: 'POST',

@@ -20,15 +20,25 @@ describe('TradingVolume', () => {
     expect(volume.euros(3, day(129))).toBe(0)
     // Day 100 leaves the window when day 130 begins.
     expect(volume.euros(1, day(130, 0))).toBe(1)
-    // A fill after now (a clock read before it) does not count yet.
-    expect(volume.euros(1, day(99))).toBe(0)
+    // A clock that reads earlier than the newest fill does not hide it.
+    expect(volume.euros(1, day(99))).toBe(16)
   })
 
   it('forgets the days that have left the window as new ones come', () => {
     const volume = new TradingVolume()
     for (let index = 0; index < 100; index += 1) volume.record(1, day(index), euros(1))
     expect(volume.euros(1, day(99))).toBe(30)
-    expect(volume.snapshot()[0]![1]).toHaveLength(30)
+    expect(volume.snapshot()).toHaveLength(30 * 3)
+  })
+
+  it('forgets in its snapshot the accounts that stopped trading a window ago', () => {
+    const volume = new TradingVolume()
+    // Days 10 to 39 are the window of day 39: day 9 has left it.
+    volume.record(1, day(9), euros(1))
+    volume.record(2, day(39), euros(2))
+    expect(volume.accounts).toBe(2)
+    expect(volume.snapshot()).toEqual([2, 39, euros(2).toString()])
+    expect(volume.accounts).toBe(1)
   })
 
   it('comes back whole from its snapshot, through JSON', () => {

@@ -186,10 +186,16 @@ describe.each(bookKinds)('rules with the %s book', (kind) => {
         engine.execute(
           place({ orderId: 'a', orderType: 'stopLoss', amount: 1, triggerAmount: 10 }),
         ),
-      ).toMatchObject({ errorCode: 237 })
+      ).toMatchObject({
+        errorCode: 237,
+        error: 'triggerType parameter is required for stopLoss and takeProfit orders.',
+      })
       expect(
         engine.execute(place({ orderId: 'b', orderType: 'takeProfit', amount: 1 })),
-      ).toMatchObject({ errorCode: 237 })
+      ).toMatchObject({
+        errorCode: 237,
+        error: 'triggerAmount parameter is required for stopLoss and takeProfit orders.',
+      })
       expect(
         engine.execute(
           place({
@@ -201,7 +207,11 @@ describe.each(bookKinds)('rules with the %s book', (kind) => {
             triggerType: 'price',
           }),
         ),
-      ).toMatchObject({ errorCode: 238 })
+      ).toMatchObject({
+        errorCode: 238,
+        error:
+          'triggerReference parameter is required for stopLossLimit and takeProfitLimit orders.',
+      })
       expect(
         engine.execute(place({ orderId: 'd', orderType: 'takeProfitLimit', amount: 1, price: 10 })),
       ).toMatchObject({ errorCode: 238 })

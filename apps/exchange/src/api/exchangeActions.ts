@@ -120,14 +120,15 @@ const listLimitMax = 1000
 
 /**
  * Returns `warmAccount`, which loads what an account's orders need before its first order, and
- * `feesOf`, an account's fee tier (by its 30-day volume, or an operator's if higher).
+ * `currentFees`, an account's fee tier (by its 30-day volume, or the stored one if higher), the
+ * stored tier read afresh.
  */
 export function registerExchangeActions(
   actions: ActionRegistry,
   deps: ExchangeActionDeps,
 ): {
   warmAccount: (accountId: number) => Promise<void>
-  feesOf: (accountId: number) => FeeTier | Promise<FeeTier>
+  currentFees: (accountId: number) => Promise<FeeTier>
 } {
   const { service, accounts, listing } = deps
   const engine = service.core.engine
@@ -892,5 +893,12 @@ export function registerExchangeActions(
     })
   })
 
-  return { warmAccount: async (accountId) => void (await loadFeeTier(accountId)), feesOf }
+  return {
+    warmAccount: async (accountId) => void (await loadFeeTier(accountId)),
+    // The stored tier read again: an operator's change reaches the next savings run.
+    currentFees: async (accountId) => {
+      await loadFeeTier(accountId)
+      return feesOf(accountId)
+    },
+  }
 }

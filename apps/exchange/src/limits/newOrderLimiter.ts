@@ -12,25 +12,34 @@ type AccountCount = { second: number; inSecond: number; day: number; inDay: numb
 export class NewOrderLimiter {
   readonly #limits: NewOrderLimits
   readonly #byAccount = new Map<number, AccountCount>()
+  /** The newest day counted: when a later one comes, the accounts of earlier days go. */
+  #day = 0
 
   constructor(limits: NewOrderLimits = protocolNewOrderLimits) {
     this.#limits = limits
   }
 
-  /** Counts a new order of the account at `nowMs`; false, counting nothing, past a limit. */
+  /**
+   * Counts a new order of the account at `nowMs`; false, counting nothing, past a limit. A
+   * window starts over only when time moves past it: a clock stepping back does not.
+   */
   allow(accountId: number, nowMs: number): boolean {
     const second = Math.floor(nowMs / 1_000)
     const day = Math.floor(nowMs / 86_400_000)
+    if (day > this.#day) {
+      this.#day = day
+      for (const [id, count] of this.#byAccount) if (count.day < day) this.#byAccount.delete(id)
+    }
     let count = this.#byAccount.get(accountId)
     if (count === undefined) {
       count = { second, inSecond: 0, day, inDay: 0 }
       this.#byAccount.set(accountId, count)
     }
-    if (count.second !== second) {
+    if (second > count.second) {
       count.second = second
       count.inSecond = 0
     }
-    if (count.day !== day) {
+    if (day > count.day) {
       count.day = day
       count.inDay = 0
     }
@@ -39,5 +48,10 @@ export class NewOrderLimiter {
     count.inSecond += 1
     count.inDay += 1
     return true
+  }
+
+  /** Accounts counted today (for tests). */
+  get accounts(): number {
+    return this.#byAccount.size
   }
 }

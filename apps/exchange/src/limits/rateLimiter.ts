@@ -91,10 +91,10 @@ export class RateLimiter {
   }
 }
 
-/** The response headers of protocol §2.3. */
 /** The header that tells a caller how much of its budget is left (set on every response). */
 export const rateLimitRemainingHeader = 'bitvavo-ratelimit-remaining'
 
+/** The response headers of protocol §2.3. */
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
   return {
     'bitvavo-ratelimit-limit': String(decision.limit),
