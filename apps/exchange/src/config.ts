@@ -178,6 +178,15 @@ export function parseConfig(
       `--venue must be a Market Identifier Code: four capital letters or digits, got "${venue}"`,
     )
   }
+  /** A positive whole number set by the environment alone, else the default. */
+  const fromEnv = (
+    name: string,
+    key:
+      | 'wsConnectionsPerIpMax'
+      | 'newOrdersPerSecondMax'
+      | 'newOrdersPerDayMax'
+      | 'rateLimitWeightPerMinute',
+  ): number => positiveInteger(name, env[name] ?? String(defaultConfig[key]))
   const publicUrlText = values['public-url'] ?? env.POLDER_PUBLIC_URL
   return {
     ...defaultConfig,
@@ -210,21 +219,12 @@ export function parseConfig(
         env.POLDER_TRADE_RETENTION_DAYS ??
         String(defaultConfig.tradeRetentionDays),
     ),
-    wsConnectionsPerIpMax: positiveInteger(
-      'POLDER_WS_CONNECTIONS_PER_IP_MAX',
-      env.POLDER_WS_CONNECTIONS_PER_IP_MAX ?? String(defaultConfig.wsConnectionsPerIpMax),
-    ),
-    newOrdersPerSecondMax: positiveInteger(
-      'POLDER_NEW_ORDERS_PER_SECOND_MAX',
-      env.POLDER_NEW_ORDERS_PER_SECOND_MAX ?? String(defaultConfig.newOrdersPerSecondMax),
-    ),
-    newOrdersPerDayMax: positiveInteger(
-      'POLDER_NEW_ORDERS_PER_DAY_MAX',
-      env.POLDER_NEW_ORDERS_PER_DAY_MAX ?? String(defaultConfig.newOrdersPerDayMax),
-    ),
-    rateLimitWeightPerMinute: positiveInteger(
+    wsConnectionsPerIpMax: fromEnv('POLDER_WS_CONNECTIONS_PER_IP_MAX', 'wsConnectionsPerIpMax'),
+    newOrdersPerSecondMax: fromEnv('POLDER_NEW_ORDERS_PER_SECOND_MAX', 'newOrdersPerSecondMax'),
+    newOrdersPerDayMax: fromEnv('POLDER_NEW_ORDERS_PER_DAY_MAX', 'newOrdersPerDayMax'),
+    rateLimitWeightPerMinute: fromEnv(
       'POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE',
-      env.POLDER_RATE_LIMIT_WEIGHT_PER_MINUTE ?? String(defaultConfig.rateLimitWeightPerMinute),
+      'rateLimitWeightPerMinute',
     ),
   }
 }

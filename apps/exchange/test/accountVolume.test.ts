@@ -8,6 +8,7 @@ import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
+import { startTestServer } from './fixtures/testServer.ts'
 import { createTrader, type Trader } from './fixtures/trader.ts'
 
 let server: ExchangeServer
@@ -16,11 +17,7 @@ let buyer: Trader
 let seller: Trader
 
 beforeAll(async () => {
-  server = await createExchangeServer(
-    { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined },
-    testListing,
-  )
-  baseUrl = await server.listen()
+  ;({ server, baseUrl } = await startTestServer())
   buyer = await createTrader(server, 'volume-buyer@example.com', { EUR: '250000' })
   seller = await createTrader(server, 'volume-seller@example.com', { BTC: '5' })
 })

@@ -2,10 +2,9 @@
 // journal's writes held back, an order and the book flush that shows it are applied in memory
 // but not yet on disk, and a crash would take both back. The snapshot waits for the disk.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { defaultConfig } from '../src/config.ts'
-import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import type { ExchangeServer } from '../src/server.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
-import { testListing } from './fixtures/testListing.ts'
+import { startTestServer } from './fixtures/testServer.ts'
 import { createTrader, type Trader } from './fixtures/trader.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
@@ -16,11 +15,7 @@ let baseUrl: string
 let maker: Trader
 
 beforeAll(async () => {
-  server = await createExchangeServer(
-    { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined },
-    testListing,
-  )
-  baseUrl = await server.listen()
+  ;({ server, baseUrl } = await startTestServer())
   maker = await createTrader(server, 'maker@example.com', { EUR: '10000' })
 })
 afterAll(() => server.close())

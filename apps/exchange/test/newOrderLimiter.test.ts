@@ -1,12 +1,11 @@
 // The protocol's new-order limit (§2.3, error 104): so many new orders a second and a day per
 // account, refused with 104 past either, over REST and the WebSocket alike.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { defaultConfig } from '../src/config.ts'
 import { NewOrderLimiter } from '../src/limits/newOrderLimiter.ts'
-import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import type { ExchangeServer } from '../src/server.ts'
 import { openRecordingSocket } from './fixtures/recordingSocket.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
-import { testListing } from './fixtures/testListing.ts'
+import { startTestServer } from './fixtures/testServer.ts'
 import { authenticateRequest, createTrader, type Trader } from './fixtures/trader.ts'
 
 describe('NewOrderLimiter', () => {
@@ -33,18 +32,10 @@ let trader: Trader
 let nowMs = Date.now()
 
 beforeAll(async () => {
-  server = await createExchangeServer(
-    {
-      ...defaultConfig,
-      port: 0,
-      logLevel: 'silent',
-      dataDir: undefined,
-      newOrdersPerSecondMax: 3,
-    },
-    testListing,
+  ;({ server, baseUrl } = await startTestServer(
+    { newOrdersPerSecondMax: 3 },
     { nowMs: () => nowMs },
-  )
-  baseUrl = await server.listen()
+  ))
   trader = await createTrader(server, 'limited@example.com', { EUR: '10000' })
 })
 afterAll(() => server.close())

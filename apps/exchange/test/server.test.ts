@@ -5,6 +5,7 @@ import { sign } from '../src/auth/signature.ts'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { testListing } from './fixtures/testListing.ts'
+import { startTestServer } from './fixtures/testServer.ts'
 
 const fixedNowMs = 1_763_800_000_000
 let server: ExchangeServer
@@ -312,19 +313,11 @@ describe('behind a trusted proxy on loopback (a public URL set), with two socket
   let proxied: ExchangeServer
   let proxiedUrl: string
   beforeAll(async () => {
-    proxied = await createExchangeServer(
-      {
-        ...defaultConfig,
-        port: 0,
-        logLevel: 'silent',
-        dataDir: undefined,
-        publicUrl: 'https://polder.example',
-        trustProxy: 'loopback',
-        wsConnectionsPerIpMax: 2,
-      },
-      testListing,
-    )
-    proxiedUrl = await proxied.listen()
+    ;({ server: proxied, baseUrl: proxiedUrl } = await startTestServer({
+      publicUrl: 'https://polder.example',
+      trustProxy: 'loopback',
+      wsConnectionsPerIpMax: 2,
+    }))
   })
   afterAll(() => proxied.close())
 
