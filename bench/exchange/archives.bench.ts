@@ -1,7 +1,8 @@
 // The archives on the embedded default: public trades (trades.sqlite), each account's fills
 // (fills.sqlite) and closed orders (orders.sqlite). What writing costs the event loop per row, and
 // how long `/{market}/trades`, `GET /trades` and `GET /orders` reads take at the newest end and far
-// in the past of a partition holding many rows. Prints µs per row and ms per read (median of 50).
+// in the past of a partition holding many rows (median of 50), and `GET /account/history`'s
+// (median of 20). Prints µs per row and ms per read.
 // Run: npm exec -- node bench/exchange/archives.bench.ts [rows per archive]
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -86,6 +87,11 @@ const everyId: Omit<ArchiveWindow, 'startMs' | 'endMs'> = {
   toId: Number.MAX_SAFE_INTEGER,
   limit: 1000,
 }
+/** One hour half way through the rows' times. */
+function hourHalfWay() {
+  const from = startMs + Math.floor(rowCount / 2) * stepMs
+  return { startMs: from, endMs: from + 3_600_000 }
+}
 const dir = mkdtempSync(join(tmpdir(), 'polder-archives-bench-'))
 const trades = new SqliteTradeArchive(join(dir, 'trades.sqlite'))
 await measure(
@@ -131,6 +137,34 @@ for (const batch of [500, 5_000]) {
     batch,
   )
 }
+// The ledger (`GET /account/history`) of the measured account: its fills in every market, counted
+// and paged by time, on the file's thread. What a read takes, and what of it is the event loop's.
+{
+  const fills = new SqliteFillArchive(join(dir, 'fills-500.sqlite'))
+  const mine = rowCount / 10
+  console.log(`fill archive, the ledger of an account with ${mine} fills (100 a page):`)
+  for (const [label, window, offset] of [
+    ['the newest page', { startMs: 0, endMs: Number.MAX_SAFE_INTEGER }, 0],
+    ['a page half way down', { startMs: 0, endMs: Number.MAX_SAFE_INTEGER }, mine / 2],
+    ['the newest page of one hour half way', hourHalfWay(), 0],
+  ] as const) {
+    const times: number[] = []
+    const loopBefore = performance.eventLoopUtilization()
+    let total = 0
+    for (let run = 0; run < 20; run += 1) {
+      const started = performance.now()
+      total = (await fills.ledger(1, { ...window, side: undefined }, offset, 100)).total
+      times.push(performance.now() - started)
+    }
+    const loopMs = performance.eventLoopUtilization(loopBefore).active / 20
+    times.sort((a, b) => a - b)
+    console.log(
+      `  ${label}: ${times[10]!.toFixed(2)} ms a read (of ${total} fills), of the event loop ${loopMs.toFixed(2)} ms`,
+    )
+  }
+  await fills.close()
+}
+
 // Closed orders, also every second; each with its one fill, a third with a client order id.
 for (const batch of [500, 5_000]) {
   const orders = new SqliteOrderArchive(join(dir, `orders-${batch}.sqlite`))

@@ -1,5 +1,5 @@
-// GET /v2/trades beyond the core's memory: the fill archive serves an account's every fill, where
-// the core keeps only its newest 5,000 to 10,000 per account.
+// GET /v2/trades and GET /v2/account/history beyond the core's memory: the fill archive serves an
+// account's every fill, where the core keeps only its newest 5,000 to 10,000 per account.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fillsPerAccountMax } from '../src/core/orderHistory.ts'
 import type { ExchangeServer } from '../src/server.ts'
@@ -60,5 +60,52 @@ describe('GET /v2/trades beyond the core memory', () => {
       query = `limit=1000&tradeIdTo=${Number(page.at(-1)!.id) - 1}`
     }
     expect(seen).toEqual(Array.from({ length: fillCount }, (_, index) => fillCount - index))
+  })
+})
+
+type LedgerPage = {
+  items: { transactionId: string; type: string; executedAt: string; receivedAmount: string }[]
+  currentPage: number
+  totalPages: number
+  maxItems: number
+}
+
+describe('GET /v2/account/history beyond the core memory', () => {
+  const ledger = async (query: string): Promise<LedgerPage> => {
+    const response = await signedRequest(baseUrl, buyerKey, 'GET', `/v2/account/history?${query}`)
+    expect(response.status, JSON.stringify(response.json)).toBe(200)
+    return response.json
+  }
+  const ids = (page: LedgerPage) => page.items.map((item) => item.transactionId)
+
+  it('counts every fill and the deposit, and its last page holds the oldest, which the core forgot', async () => {
+    const entries = fillCount + 1 // the buyer's euro deposit, older than every fill
+    const first = await ledger('maxItems=100')
+    expect(first.totalPages).toBe(Math.ceil(entries / 100))
+    expect(first.items[0]).toMatchObject({
+      transactionId: `BTC-EUR-${fillCount}-buy`,
+      type: 'buy',
+      executedAt: new Date(startMs + fillCount).toISOString(),
+      receivedAmount: '0.00100000',
+    })
+    const last = await ledger(`maxItems=100&page=${first.totalPages}`)
+    expect(last.currentPage).toBe(first.totalPages)
+    expect(ids(last).slice(-3)).toEqual(['BTC-EUR-2-buy', 'BTC-EUR-1-buy', `EUR-${buyerId}`])
+    expect(last.items).toHaveLength(entries - (first.totalPages - 1) * 100)
+    expect(await ledger(`maxItems=100&page=${first.totalPages + 1}`)).toMatchObject({
+      items: [],
+      totalPages: first.totalPages,
+    })
+  })
+
+  it('filters by type and by a window of ISO or millisecond dates', async () => {
+    const deposits = await ledger('type=deposit')
+    expect(ids(deposits)).toEqual([`EUR-${buyerId}`])
+    expect(deposits.totalPages).toBe(1)
+    const early = await ledger(
+      `type=buy&fromDate=${new Date(startMs + 1).toISOString()}&toDate=${startMs + 3}`,
+    )
+    expect(ids(early)).toEqual(['BTC-EUR-3-buy', 'BTC-EUR-2-buy', 'BTC-EUR-1-buy'])
+    expect(await ledger('type=sell')).toMatchObject({ items: [], totalPages: 0 })
   })
 })

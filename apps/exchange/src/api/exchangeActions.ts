@@ -11,6 +11,7 @@ import {
   type OrderState,
   parseDecimal,
   placeOrderFromWire,
+  type Side,
   type TradeEvent,
   updateOrderFromWire,
   type WirePlaceOrder,
@@ -21,7 +22,12 @@ import type { AccountStore } from '../accounts/accountStore.ts'
 import type { CoreOutcome } from '../core/exchangeCore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import type { CandleInterval } from '../core/marketStats.ts'
-import { compareOrderKeys, type OrderRecord, type OrderWindow } from '../core/orderHistory.ts'
+import {
+  compareOrderKeys,
+  type OrderRecord,
+  type OrderWindow,
+  type Transfer,
+} from '../core/orderHistory.ts'
 import { newOrderId } from '../core/orderIds.ts'
 import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
 import type { NewOrderLimiter } from '../limits/newOrderLimiter.ts'
@@ -44,6 +50,7 @@ import {
   withdrawalKind,
   withdrawnCentsSince,
 } from '../transfers/transferLimits.ts'
+import { type LedgerFills, ledgerFillsOf, ledgerPage } from './accountLedger.ts'
 import { type ActionRegistry, type ActionResult, type Caller, failure, success } from './actions.ts'
 import {
   bookReportToWire,
@@ -818,7 +825,7 @@ export function registerExchangeActions(
       )
     })
 
-  actions.register('privateGetTransactionHistory', (params, caller) => {
+  actions.register('privateGetTransactionHistory', async (params, caller) => {
     const accountId = requireCaller(caller)
     const toMs = (value: unknown, fallback: number): number =>
       value === undefined
@@ -830,68 +837,91 @@ export function registerExchangeActions(
     const untilMs = toMs(params.toDate, Number.MAX_SAFE_INTEGER)
     const maxItems = Number(params.maxItems ?? 100)
     const page = Number(params.page ?? 1)
-    type Item = { at: number; item: Record<string, unknown> }
-    const items: Item[] = []
-    for (const fill of history.fillsOf(accountId)) {
-      const spec = specOf(fill.market)
-      if (!spec) continue
-      const quote = formatQuote(spec, fill.quote)
-      const base = formatAmount(spec, fill.amount)
-      items.push({
-        at: fill.timestamp,
-        item: {
-          transactionId: `${fill.market}-${fill.fillId}-${fill.side}`,
-          executedAt: new Date(fill.timestamp).toISOString(),
-          type: fill.side,
-          priceCurrency: spec.quote,
-          priceAmount: formatPrice(spec, fill.price),
-          sentCurrency: fill.side === 'buy' ? spec.quote : spec.base,
-          sentAmount: fill.side === 'buy' ? quote : base,
-          receivedCurrency: fill.side === 'buy' ? spec.base : spec.quote,
-          receivedAmount: fill.side === 'buy' ? base : quote,
-          feesCurrency: fill.feeCurrency,
-          feesAmount: formatQuote(spec, fill.fee),
-          address: null,
-        },
-      })
-    }
+    const type = params.type as string | undefined
+    // The protocol's types (§3.2) that this exchange has: a fill's side, and the transfers.
+    const side: Side | undefined = type === 'buy' || type === 'sell' ? type : undefined
+    const withFills = type === undefined || side !== undefined
+    const transfers: Transfer[] = []
     for (const kind of ['deposit', 'withdraw'] as const) {
-      for (const transfer of history.transfersOf(accountId, kind)) {
-        const decimals = decimalsOf(transfer.asset)
-        const amount = formatLedgerUnits(BigInt(transfer.amount), decimals)
-        items.push({
-          at: transfer.timestamp,
-          item: {
-            transactionId: transfer.reference,
-            executedAt: new Date(transfer.timestamp).toISOString(),
-            type: kind === 'deposit' ? 'deposit' : 'withdrawal',
-            // Every item has every field of the protocol's (§3.2), null where it has no value.
-            priceCurrency: null,
-            priceAmount: null,
-            sentCurrency: kind === 'deposit' ? null : transfer.asset,
-            sentAmount: kind === 'deposit' ? null : amount,
-            receivedCurrency: kind === 'deposit' ? transfer.asset : null,
-            receivedAmount: kind === 'deposit' ? amount : null,
-            feesCurrency: transfer.asset,
-            feesAmount: formatLedgerUnits(BigInt(transfer.fee), decimals),
-            address: transfer.address ?? null,
-          },
-        })
-      }
+      if (type !== undefined && type !== (kind === 'deposit' ? 'deposit' : 'withdrawal')) continue
+      for (const transfer of history.transfersOf(accountId, kind))
+        if (transfer.timestamp >= fromMs && transfer.timestamp <= untilMs) transfers.push(transfer)
     }
-    const matching = items
-      .filter(
-        ({ at, item }) =>
-          at >= fromMs && at <= untilMs && (params.type === undefined || item.type === params.type),
-      )
-      .sort((a, b) => b.at - a.at)
-    return success({
-      items: matching.slice((page - 1) * maxItems, page * maxItems).map(({ item }) => item),
-      currentPage: page,
-      totalPages: Math.ceil(matching.length / maxItems),
-      maxItems,
-    })
+    transfers.sort((a, b) => b.timestamp - a.timestamp)
+    const window = { startMs: fromMs, endMs: untilMs, side }
+    // Every fill the account ever had is in the fill archive; the simulator's accounts are kept
+    // in memory only.
+    const fills: LedgerFills = !withFills
+      ? ledgerFillsOf([])
+      : deps.unarchivedAccounts.has(accountId)
+        ? ledgerFillsOf(
+            history
+              .fillsOf(accountId)
+              .filter(
+                (fill) =>
+                  fill.timestamp >= fromMs &&
+                  fill.timestamp <= untilMs &&
+                  (side === undefined || fill.side === side),
+              ),
+          )
+        : (offset, limit) => deps.fillArchive.ledger(accountId, window, offset, limit)
+    try {
+      const ledger = await ledgerPage(transfers, fills, (page - 1) * maxItems, maxItems)
+      return success({
+        items: ledger.entries.map((entry) =>
+          entry.kind === 'fill' ? fillLedgerItem(entry.fill) : transferLedgerItem(entry.transfer),
+        ),
+        currentPage: page,
+        totalPages: Math.ceil(ledger.total / maxItems),
+        maxItems,
+      })
+    } catch {
+      return failure(protocolError(101)) // the fill archive cannot be read
+    }
   })
+
+  /** A fill as an item of `/account/history` (every field of the protocol's §3.2 on each). */
+  const fillLedgerItem = (fill: FillEvent): Record<string, unknown> => {
+    const spec = specOf(fill.market)
+    if (!spec) throw new Error(`a fill of ${fill.market}, a market not listed`)
+    const quote = formatQuote(spec, fill.quote)
+    const base = formatAmount(spec, fill.amount)
+    return {
+      transactionId: `${fill.market}-${fill.fillId}-${fill.side}`,
+      executedAt: new Date(fill.timestamp).toISOString(),
+      type: fill.side,
+      priceCurrency: spec.quote,
+      priceAmount: formatPrice(spec, fill.price),
+      sentCurrency: fill.side === 'buy' ? spec.quote : spec.base,
+      sentAmount: fill.side === 'buy' ? quote : base,
+      receivedCurrency: fill.side === 'buy' ? spec.base : spec.quote,
+      receivedAmount: fill.side === 'buy' ? base : quote,
+      feesCurrency: fill.feeCurrency,
+      feesAmount: formatQuote(spec, fill.fee),
+      address: null,
+    }
+  }
+
+  /** A deposit or withdrawal as an item of `/account/history`. */
+  const transferLedgerItem = (transfer: Transfer): Record<string, unknown> => {
+    const decimals = decimalsOf(transfer.asset)
+    const amount = formatLedgerUnits(BigInt(transfer.amount), decimals)
+    const deposit = transfer.kind === 'deposit'
+    return {
+      transactionId: transfer.reference,
+      executedAt: new Date(transfer.timestamp).toISOString(),
+      type: deposit ? 'deposit' : 'withdrawal',
+      priceCurrency: null,
+      priceAmount: null,
+      sentCurrency: deposit ? null : transfer.asset,
+      sentAmount: deposit ? null : amount,
+      receivedCurrency: deposit ? transfer.asset : null,
+      receivedAmount: deposit ? amount : null,
+      feesCurrency: transfer.asset,
+      feesAmount: formatLedgerUnits(BigInt(transfer.fee), decimals),
+      address: transfer.address ?? null,
+    }
+  }
 
   return {
     warmAccount: async (accountId) => void (await loadFeeTier(accountId)),

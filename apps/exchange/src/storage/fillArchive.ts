@@ -22,9 +22,19 @@ import {
   SqliteArchiveFile,
 } from './projectionArchive.ts'
 import { type SqlDriver, toTextArray } from './sqlDriver.ts'
+import type { SqliteValue } from './sqliteWorker.ts'
 
 /** One account's fills in one market. */
 export type FillPartition = { accountId: number; market: string }
+
+/** An account's fills in every market between two times (inclusive), of one side or both. */
+export type LedgerWindow = { startMs: number; endMs: number; side: Side | undefined }
+
+/** A page of an account's ledger: `limit` fills of the window from the `offset`-th on. */
+type LedgerRead = { accountId: number; window: LedgerWindow; offset: number; limit: number }
+
+/** How many fills a ledger window holds, and the page of them asked for. */
+export type LedgerFillPage = { total: number; fills: FillEvent[] }
 
 type Row = {
   account_id: number | string
@@ -134,6 +144,35 @@ export abstract class FillArchive extends ProjectionArchive<FillEvent, FillParti
   list(accountId: number, market: string, window: ArchiveWindow): Promise<FillEvent[]> {
     return this.listIn({ accountId, market }, window)
   }
+
+  /** Ledger reads in turn: each waits for the one before it. */
+  #ledgerReads: Promise<unknown> = Promise.resolve()
+
+  /**
+   * An account's fills in every market in the window for its ledger (`GET /account/history`),
+   * in the ledger's order (newest first, then by market, then by id: accountLedger.ts): how
+   * many, and `limit` of them from the `offset`-th on.
+   *
+   * What is queued is written first, so the count and the page see the same fills. A read
+   * walks the account's fills in the window (there is no index by time across markets), so
+   * reads go one at a time: a caller asking again and again queues behind its own reads, and the
+   * archive's writes wait for one read at most.
+   */
+  ledger(
+    accountId: number,
+    window: LedgerWindow,
+    offset: number,
+    limit: number,
+  ): Promise<LedgerFillPage> {
+    const read = this.#ledgerReads.then(async () => {
+      await this.flush()
+      return this.selectLedger({ accountId, window, offset, limit })
+    })
+    this.#ledgerReads = read.catch(() => {})
+    return read
+  }
+
+  protected abstract selectLedger(read: LedgerRead): Promise<LedgerFillPage>
 }
 
 /** The archive in a SQLite file (or in memory when `path` is undefined). */
@@ -243,6 +282,27 @@ export class SqliteFillArchive extends FillArchive {
     return [low, high]
   }
 
+  protected async selectLedger(read: LedgerRead): Promise<LedgerFillPage> {
+    const { accountId, window, offset, limit } = read
+    const bySide = window.side === undefined ? '' : ' and side = ?'
+    const where = `where account_id = ? and timestamp_ms between ? and ?${bySide}`
+    const params: SqliteValue[] = [accountId, window.startMs, window.endMs]
+    if (window.side !== undefined) params.push(window.side)
+    // Sent together, so no write reaches the file's thread between the count and the page.
+    const [[counted], rows] = await Promise.all([
+      this.#file.all<{ total: number }>(
+        `select count(*) as total from account_fills ${where}`,
+        params,
+      ),
+      this.#file.all<Row>(
+        `select ${columns} from account_fills ${where}
+          order by timestamp_ms desc, market, fill_id desc limit ? offset ?`,
+        [...params, limit, offset],
+      ),
+    ])
+    return { total: Number(counted?.total ?? 0), fills: rows.map(fillOf) }
+  }
+
   protected async newestId(partition: FillPartition): Promise<number> {
     const row = this.#newest.get(partition.accountId, partition.market) as {
       fill_id: number | null
@@ -295,6 +355,25 @@ export class SqlFillArchive extends FillArchive {
       ],
     )
     return rows.map(fillOf)
+  }
+
+  protected async selectLedger(read: LedgerRead): Promise<LedgerFillPage> {
+    const { accountId, window, offset, limit } = read
+    const where = `where account_id = $1 and timestamp_ms between $2 and $3
+      and ($4::text is null or side = $4)`
+    // One statement, so the count and the page see the same rows; a page past the end is one
+    // row of nulls beside the count. Markets sort by their bytes, as in SQLite and in memory.
+    const rows = await this.#driver.query<{ total: string | number } & Partial<Row>>(
+      `select counted.total, page.* from (select count(*) as total from account_fills ${where}) counted
+        left join lateral (select ${columns} from account_fills ${where}
+          order by timestamp_ms desc, market collate "C", fill_id desc limit $5 offset $6) page
+        on true`,
+      [accountId, window.startMs, window.endMs, window.side ?? null, limit, offset],
+    )
+    return {
+      total: Number(rows[0]?.total ?? 0),
+      fills: rows.filter((row) => row.fill_id != null).map((row) => fillOf(row as Row)),
+    }
   }
 
   /** One round trip for many partitions (a start after a crash asks for every active account). */

@@ -301,7 +301,8 @@ export abstract class ProjectionArchive<Event, Partition> extends BatchedArchive
 
 /**
  * An archive's SQLite file (in memory when `path` is undefined), in WAL mode. A file is read on
- * the event loop and written on a thread of its own (`SqliteThread`), which checkpoints it too:
+ * the event loop (the long reads, through `all`, on its thread) and written on a thread of its
+ * own (`SqliteThread`), which checkpoints it too:
  * the first write after a checkpoint has caught up starts the log over, and SQLite then syncs the
  * log's new header, which on a slow disk held the event loop for 42-350 ms when the writes were
  * made here (`perf trace`, 2026-11-27; see the README's fourteenth machine). The event loop's
@@ -337,6 +338,12 @@ export class SqliteArchiveFile {
       if (this.db.isTransaction) this.db.exec('rollback')
       throw error
     }
+  }
+
+  /** The rows of one statement that reads: on the file's thread, or in memory on the event loop. */
+  async all<Row extends object>(sql: string, params: readonly SqliteValue[]): Promise<Row[]> {
+    if (this.#writer !== undefined) return this.#writer.all<Row>(sql, params)
+    return this.#prepared(sql).all(...params) as Row[]
   }
 
   /** Runs one statement that writes; the number of rows it changed. */

@@ -3,6 +3,7 @@
 // set). The queue, retries and overflow it shares with the trade archive are tested there.
 import type { FillEvent } from '@polder/engine'
 import { describe, expect, it } from 'vitest'
+import { ledgerFillsOf } from '../../src/api/accountLedger.ts'
 import {
   type FillArchive,
   type FillPartition,
@@ -48,6 +49,14 @@ const everything: ArchiveWindow = {
   limit: 1000,
 }
 const ids = (fills: readonly FillEvent[]) => fills.map((one) => one.fillId)
+
+/** A seeded generator of whole numbers below `below`. */
+function numbers(seed: number) {
+  return (below: number) => {
+    seed = (seed * 48_271) % 2_147_483_647
+    return seed % below
+  }
+}
 
 describe.each(stores)('fill archive: $name', (store) => {
   it('lists one account in one market, newest first, in the window, every field as it went in', async () => {
@@ -119,6 +128,48 @@ describe.each(stores)('fill archive: $name', (store) => {
         ids(expected),
       )
     }
+  })
+
+  it("counts and pages an account's ledger across markets as sorting its fills in memory does, the queued ones too", async () => {
+    const archive = await store.open()
+    const mine: FillEvent[] = []
+    const next = numbers(5)
+    const markets = ['ADA-EUR', 'BTC-EUR', 'ETH-EUR', 'XRP-EUR']
+    const ids = new Map<string, number>()
+    // Fills of two accounts in four markets, often several in one millisecond; the last ones
+    // are still queued when the ledger is read.
+    for (let index = 0; index < 400; index += 1) {
+      const market = markets[next(markets.length)]!
+      const fillId = (ids.get(market) ?? 0) + 1 + next(3)
+      ids.set(market, fillId)
+      const one = { ...fill(next(3) === 0 ? 2 : 1, market, fillId), timestamp: t0 + next(120) }
+      archive.add(one)
+      if (one.accountId === 1) mine.push(one)
+      if (index === 350) await archive.flush()
+    }
+    for (let round = 0; round < 30; round += 1) {
+      const startMs = next(3) === 0 ? 0 : t0 + next(120)
+      const endMs = next(3) === 0 ? Number.MAX_SAFE_INTEGER : startMs + next(120)
+      const side = [undefined, 'buy', 'sell'][next(3)] as 'buy' | 'sell' | undefined
+      const offset = next(300)
+      const limit = 1 + next(100)
+      const expected = await ledgerFillsOf(
+        mine.filter(
+          (one) =>
+            one.timestamp >= startMs &&
+            one.timestamp <= endMs &&
+            (side === undefined || one.side === side),
+        ),
+      )(offset, limit)
+      const page = await archive.ledger(1, { startMs, endMs, side }, offset, limit)
+      const context = JSON.stringify({ round, startMs, endMs, side, offset, limit })
+      expect(page.total, context).toBe(expected.total)
+      expect(page.fills, context).toEqual(expected.fills)
+    }
+    expect(await archive.ledger(3, { startMs: 0, endMs: t0 * 2, side: undefined }, 0, 10)).toEqual({
+      total: 0,
+      fills: [],
+    })
   })
 
   it('catches up per account and market on the fills newer than its newest, once', async () => {
