@@ -2,6 +2,7 @@
 // Command line of the exchange server. Documented in apps/exchange/README.md; keep it stable.
 //   serve [--host 127.0.0.1] [--port 8080] [--data ./data] [--log-level info]
 //   account create --server URL --data DIR --email E --password P [--eur AMOUNT] [--withdraw]
+//   account fee-tier --server URL --data DIR --account ID --tier 0..7
 //   deposit --server URL --data DIR --account ID --asset SYMBOL --amount AMOUNT
 //   balances --server URL --data DIR --account ID
 //   ledger check --server URL --data DIR
@@ -18,6 +19,7 @@ import { createExchangeServer } from './server.ts'
 const usage = `usage:
   exchange serve [--host 127.0.0.1] [--port 8080] [--data ./data] [--log-level info]
   exchange account create --server URL --data DIR --email E --password P [--eur AMOUNT] [--withdraw]
+  exchange account fee-tier --server URL --data DIR --account ID --tier 0..7
   exchange deposit --server URL --data DIR --account ID --asset SYMBOL --amount AMOUNT
   exchange balances --server URL --data DIR --account ID
   exchange ledger check --server URL --data DIR
@@ -78,6 +80,7 @@ async function adminCall(
       asset: { type: 'string' },
       amount: { type: 'string' },
       key: { type: 'string' },
+      tier: { type: 'string' },
     },
     strict: true,
   })
@@ -123,6 +126,16 @@ try {
         password: required(values, 'password'),
         ...(values.eur === undefined ? {} : { eur: values.eur }),
         ...(values.withdraw ? { withdraw: true } : {}),
+      }),
+    )
+  } else if (command === 'account' && rest[0] === 'fee-tier') {
+    await adminCall(
+      rest.slice(1),
+      'POST',
+      () => '/admin/accounts/fee-tier',
+      (values) => ({
+        accountId: Number(required(values, 'account')),
+        tier: Number(required(values, 'tier')),
       }),
     )
   } else if (command === 'deposit') {

@@ -94,9 +94,10 @@ export type ExchangeServer = {
   tradePruning: PeriodicTask<void>
   /**
    * Forgets cached API keys revoked in the database directly, and unauthenticates their
-   * sockets (every 15 s once listening; tests may `run` it). Gives how many it found.
+   * sockets; reads the cached stored fee tiers again (every 15 s once listening; tests may
+   * `run` it). Gives how many keys it found revoked and how many tiers changed.
    */
-  keyRevocationSweep: PeriodicTask<number>
+  accountSweep: PeriodicTask<{ revokedKeys: number; feeTiers: number }>
   /** Bearer token of the /admin endpoints (kept in the data directory when there is one). */
   adminToken: string
   /** Bearer token of /metrics from another host (`metrics.token` in the data directory). */
@@ -128,8 +129,11 @@ const wsRequestsInFlightMax = 4 * wsRequestsInFlightPause
 const fanOutSliceConnections = 1_000
 /** How often trades older than the retention are deleted from the trade archive. */
 const tradePruneIntervalMs = 10 * 60_000
-/** How often cached API keys are checked for a revocation made in the database directly. */
-const keyRevocationSweepIntervalMs = 15_000
+/**
+ * How often cached API keys and fee tiers are checked for a revocation or a change made in the
+ * database directly.
+ */
+const accountSweepIntervalMs = 15_000
 /** Server pings every this often; a connection that did not answer the last one is dropped. */
 const wsHeartbeatIntervalMs = 30_000
 
@@ -198,8 +202,15 @@ export async function createExchangeServer(
     const markets = [...service.core.history.recentTrades()].map(([market]) => market)
     await tradeArchive.prune(tradesKeptFromMs(), recentTradesPerMarketMax, markets)
   }, undefined)
-  // A key revoked in the database directly holds within this interval (accountStore.ts).
-  const keyRevocationSweep = new PeriodicTask(() => accounts.sweepRevokedKeys(), 0)
+  // A key revoked, or a fee tier changed, in the database directly holds within this interval
+  // (accountStore.ts).
+  const accountSweep = new PeriodicTask(
+    async () => ({
+      revokedKeys: await accounts.sweepRevokedKeys(),
+      feeTiers: await accounts.refreshFeeTiers(),
+    }),
+    { revokedKeys: 0, feeTiers: 0 },
+  )
   const metrics = createMetrics()
   service.onOutcome((command, outcome) => {
     metrics.commands.inc({
@@ -636,7 +647,7 @@ export async function createExchangeServer(
     cancelOnDisconnect,
     payments,
     tradePruning,
-    keyRevocationSweep,
+    accountSweep,
     adminToken,
     metricsToken,
     async listen() {
@@ -653,7 +664,7 @@ export async function createExchangeServer(
       cancelOnDisconnect.start(failed('cancel on disconnect'))
       payments.start() // asks again about the payments a stop left pending
       tradePruning.start(tradePruneIntervalMs, failed('trade archive retention'))
-      keyRevocationSweep.start(keyRevocationSweepIntervalMs, failed('revoked key sweep'))
+      accountSweep.start(accountSweepIntervalMs, failed('account sweep'))
       tradePruning.run().catch(failed('trade archive retention'))
       const address = app.server.address()
       if (address === null || typeof address === 'string')
@@ -690,7 +701,7 @@ export async function createExchangeServer(
       cancelOnDisconnect.stop()
       payments.stop()
       tradePruning.stop()
-      keyRevocationSweep.stop()
+      accountSweep.stop()
       hub.stop()
       await app.close()
       await service.drain()

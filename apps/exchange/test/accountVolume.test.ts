@@ -1,9 +1,10 @@
 // An account's 30-day volume over the wire (GET /v2/account, /v2/account/fees), and the fee
-// tier it reaches (packages/catalogue feeTiers): the next order pays that tier's fees.
+// tier it reaches (packages/catalogue feeTiers): the next order pays that tier's fees. A tier an
+// operator stores (the admin endpoint, or SQL and the account sweep) holds the same way.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
@@ -58,6 +59,84 @@ describe('the 30-day volume', () => {
       expect.objectContaining({ fee: '10.00000000', feeCurrency: 'EUR' }),
     ])
     expect((await fees(buyer)).fees.volume).toBe('105000.00')
+  })
+})
+
+describe('a fee tier an operator stores', () => {
+  const setTier = (body: unknown) =>
+    fetch(`${baseUrl}/admin/accounts/fee-tier`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+
+  it('applies from the next order, without a restart, and refuses a tier or account that does not exist', async () => {
+    const trader = await createTrader(server, 'tier-buyer@example.com', { EUR: '10000' })
+    expect((await fees(trader)).fees).toMatchObject({ tier: '0', taker: '0.0025' })
+    const set = await setTier({ accountId: trader.accountId, tier: 3 })
+    expect(set.status).toBe(200)
+    expect(await set.json()).toEqual({
+      accountId: trader.accountId,
+      feeTier: 3,
+      maker: '0.0006',
+      taker: '0.0012',
+    })
+    expect(await fees(trader)).toEqual({
+      fees: { tier: '3', volume: '0.00', maker: '0.0006', taker: '0.0012' },
+    })
+    // 0.12% of 5,000 EUR taken is 6 EUR.
+    expect((await limit(seller, 'sell', '0.1', '50000')).status).toBe(200)
+    const taken = await limit(trader, 'buy', '0.1', '50000')
+    expect(taken.json.fills).toEqual([
+      expect.objectContaining({ fee: '6.00000000', feeCurrency: 'EUR' }),
+    ])
+
+    for (const [body, status, words] of [
+      [{ accountId: trader.accountId, tier: 8 }, 400, /tier/],
+      [{ accountId: trader.accountId, tier: '3' }, 400, /tier/],
+      [{ accountId: trader.accountId }, 400, /tier/],
+      [{ accountId: 999_999, tier: 2 }, 404, /no such account/],
+    ] as const) {
+      const refused = await setTier(body)
+      expect(refused.status, JSON.stringify(body)).toBe(status)
+      expect(((await refused.json()) as { error: string }).error).toMatch(words)
+    }
+    expect((await fees(trader)).fees.tier).toBe('3')
+  })
+
+  it('changed in the database directly, holds once the sweep has run', async () => {
+    const trader = await createTrader(server, 'tier-sql@example.com', { EUR: '100' })
+    expect((await fees(trader)).fees.tier).toBe('0') // read, and kept
+    await server.storage.query('update accounts set fee_tier = 5 where id = $1', [trader.accountId])
+    expect((await fees(trader)).fees.tier).toBe('0')
+    expect((await server.accountSweep.run()).feeTiers).toBe(1)
+    expect(await fees(trader)).toEqual({
+      fees: { tier: '5', volume: '0.00', maker: '0.0004', taker: '0.0008' },
+    })
+    expect((await server.accountSweep.run()).feeTiers).toBe(0)
+  })
+})
+
+describe('the account sweep on its timer', () => {
+  it('runs every 15 s once the server listens', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
+    const started = await startTestServer()
+    try {
+      const trader = await createTrader(started.server, 'tier-timer@example.com', { EUR: '100' })
+      const tierOf = async () =>
+        (await signedRequest(started.baseUrl, trader, 'GET', '/v2/account')).json.fees.tier
+      expect(await tierOf()).toBe('0')
+      await started.server.storage.query('update accounts set fee_tier = 2 where id = $1', [
+        trader.accountId,
+      ])
+      await vi.advanceTimersByTimeAsync(14_000)
+      expect(await tierOf()).toBe('0')
+      await vi.advanceTimersByTimeAsync(1_000)
+      await expect.poll(tierOf).toBe('2')
+    } finally {
+      vi.useRealTimers()
+      await started.server.close()
+    }
   })
 })
 

@@ -1,6 +1,6 @@
 // The admin commands as an operator types them, against the real server in its own process:
-// an account made with `account create`, and its API key revoked with `key revoke`, which also
-// ends the authentication of a socket that was using it.
+// an account made with `account create`, given a fee tier with `account fee-tier`, and its API
+// key revoked with `key revoke`, which also ends the authentication of a socket that was using it.
 import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -48,6 +48,22 @@ describe('admin commands', () => {
     const account = created.json as { accountId: number; key: string; secret: string }
     expect(account).toMatchObject({ permissions: ['view', 'trade'] })
     expect((await signedRequest(server.url, account, 'GET', '/v2/balance')).status).toBe(200)
+
+    const tiered = await exchange([
+      'account',
+      'fee-tier',
+      ...target,
+      '--account',
+      String(account.accountId),
+      '--tier',
+      '2',
+    ])
+    expect(tiered).toEqual({
+      json: { accountId: account.accountId, feeTier: 2, maker: '0.0008', taker: '0.0016' },
+      code: 0,
+    })
+    const fees = await signedRequest(server.url, account, 'GET', '/v2/account')
+    expect(fees.json.fees).toMatchObject({ tier: '2', maker: '0.0008', taker: '0.0016' })
 
     const ws = new WebSocket(`${server.url.replace('http', 'ws')}/v2`)
     await new Promise((resolve) => ws.once('open', resolve))

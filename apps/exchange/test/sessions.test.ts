@@ -206,13 +206,13 @@ describe('browser sessions', () => {
       revoked.key,
       nowMs,
     ])
-    expect(await server.keyRevocationSweep.run()).toBe(1)
+    expect(await server.accountSweep.run()).toMatchObject({ revokedKeys: 1 })
     expect(await onRevoked.next()).toEqual({ event: 'unauthenticate' })
     onRevoked.ws.send(JSON.stringify(authenticateRequest(revoked, nowMs)))
     expect(await onRevoked.next()).toMatchObject({ action: 'authenticate', errorCode: 305 })
     onKept.ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 6 }))
     expect(await onKept.next()).toEqual({ action: 'privateGetBalance', requestId: 6, response: [] })
-    expect(await server.keyRevocationSweep.run()).toBe(0)
+    expect(await server.accountSweep.run()).toMatchObject({ revokedKeys: 0 })
     for (const { ws } of sockets) ws.close()
   })
 

@@ -1,15 +1,17 @@
 // Accounts, API keys and browser sessions. Passwords are hashed with scrypt; API secrets are
 // kept encrypted; session tokens are kept only as SHA-256 hashes. API keys are cached in memory
-// after the first look-up because every signed request needs one; a timer looks for cached keys
-// revoked in the database directly (`sweepRevokedKeys`).
+// after the first look-up because every signed request needs one, and so are the fee tiers that
+// operators store with accounts (every order needs its account's fees); a timer looks for cached
+// keys revoked and tiers changed in the database directly (`sweepRevokedKeys`,
+// `refreshFeeTiers`).
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
 import type { Permission as ProtocolPermission } from '@polder/protocol'
 import { type SqlDriver, toTextArray } from '../storage/sqlDriver.ts'
 import type { SecretBox } from './secretBox.ts'
 
-/** Cached keys asked about in one query of `sweepRevokedKeys`. */
-const revocationSweepBatch = 1_000
+/** Cached keys (or accounts) asked about in one query of `sweepRevokedKeys` (`refreshFeeTiers`). */
+const sweepBatch = 1_000
 
 const scryptAsync = promisify(scrypt) as (
   password: string,
@@ -89,6 +91,8 @@ export class AccountStore {
   readonly #nowMs: () => number
   readonly #keyCache = new Map<string, ApiKeyRecord | null>()
   readonly #revokedListeners: ((credential: RevokedCredential) => void)[] = []
+  /** The fee tier stored with each account read so far. */
+  readonly #feeTiers = new Map<number, number>()
 
   constructor(driver: SqlDriver, box: SecretBox, nowMs: () => number = Date.now) {
     this.#driver = driver
@@ -228,8 +232,8 @@ export class AccountStore {
       .filter(([, record]) => record !== null && !record.revoked)
       .map(([key]) => key)
     let found = 0
-    for (let start = 0; start < live.length; start += revocationSweepBatch) {
-      const batch = live.slice(start, start + revocationSweepBatch)
+    for (let start = 0; start < live.length; start += sweepBatch) {
+      const batch = live.slice(start, start + sweepBatch)
       // The keys still usable: every other one of the batch is revoked or gone.
       const rows = await this.#driver.query<{ key: string }>(
         'select key from api_keys where revoked_at_ms is null and key = any($1::text[])',
@@ -244,6 +248,54 @@ export class AccountStore {
       }
     }
     return found
+  }
+
+  /** The fee tier stored with the account as last read; undefined before `loadFeeTier`. */
+  cachedFeeTier(accountId: number): number | undefined {
+    return this.#feeTiers.get(accountId)
+  }
+
+  /** Reads the fee tier stored with the account (0 for none) and keeps it. */
+  async loadFeeTier(accountId: number): Promise<number> {
+    const tier = (await this.findAccount(accountId))?.feeTier ?? 0
+    this.#feeTiers.set(accountId, tier)
+    return tier
+  }
+
+  /** Stores an operator's fee tier with the account; false when there is no such account. */
+  async setFeeTier(accountId: number, tier: number): Promise<boolean> {
+    const rows = await this.#driver.query<{ id: string | number }>(
+      'update accounts set fee_tier = $2 where id = $1 returning id',
+      [accountId, tier],
+    )
+    if (rows.length === 0) return false
+    this.#feeTiers.set(accountId, tier)
+    return true
+  }
+
+  /**
+   * Reads the kept fee tiers again, so that a tier changed in the database directly (an
+   * operator's SQL, another server on the same database) holds within the server's sweep
+   * interval, as a revoked key does. Returns how many changed.
+   */
+  async refreshFeeTiers(): Promise<number> {
+    const ids = [...this.#feeTiers.keys()]
+    let changed = 0
+    for (let start = 0; start < ids.length; start += sweepBatch) {
+      const batch = ids.slice(start, start + sweepBatch)
+      const rows = await this.#driver.query<{ id: string | number; fee_tier: number }>(
+        'select id, fee_tier from accounts where id = any($1::bigint[])',
+        [`{${batch.join(',')}}`],
+      )
+      for (const row of rows) {
+        const id = Number(row.id)
+        const tier = Number(row.fee_tier)
+        if (this.#feeTiers.get(id) === tier) continue
+        this.#feeTiers.set(id, tier)
+        changed += 1
+      }
+    }
+    return changed
   }
 
   async revokeApiKey(key: string): Promise<void> {

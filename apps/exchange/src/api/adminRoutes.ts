@@ -2,6 +2,7 @@
 // the data directory (so only someone who can read the server's files can use them). The
 // embedded database belongs to the server process, so admin commands go through here.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { feeTiers, ppmToFraction } from '@polder/catalogue'
 import { parseDecimal } from '@polder/engine'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
@@ -34,6 +35,14 @@ const depositBody = z.strictObject({
 })
 
 const revokeKeyBody = z.strictObject({ key: z.string().max(128) })
+
+const feeTierBody = z.strictObject({
+  accountId: z.int().positive(),
+  tier: z
+    .int()
+    .min(0)
+    .max(feeTiers.length - 1),
+})
 
 function jsonBody(request: FastifyRequest): unknown {
   try {
@@ -159,6 +168,22 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       if (record === undefined) return reply.code(404).send({ error: 'no such API key' })
       await deps.accounts.revokeApiKey(record.key)
       return { key: record.key, accountId: record.accountId, revoked: true }
+    })
+
+    // The tier's fees apply from the account's next order and savings run; a volume that
+    // reaches a higher tier still gives that one.
+    admin.post('/admin/accounts/fee-tier', async (request, reply) => {
+      const body = parsedBody(feeTierBody, request, reply)
+      if (body === undefined) return reply
+      if (!(await deps.accounts.setFeeTier(body.accountId, body.tier)))
+        return reply.code(404).send({ error: 'no such account' })
+      const { makerFeePpm, takerFeePpm } = feeTiers[body.tier]!
+      return {
+        accountId: body.accountId,
+        feeTier: body.tier,
+        maker: ppmToFraction(makerFeePpm),
+        taker: ppmToFraction(takerFeePpm),
+      }
     })
 
     admin.get('/admin/balances/:accountId', async (request) => {

@@ -142,13 +142,6 @@ export function registerExchangeActions(
   const history = service.core.history
   const assetsBySymbol = new Map(listing.assets.map((asset) => [asset.symbol, asset]))
   const decimalsOf = (asset: string): number => assetsBySymbol.get(asset)?.decimals ?? 8
-  const feeTierOf = new Map<number, number>()
-
-  async function loadFeeTier(accountId: number): Promise<number> {
-    const tier = (await accounts.findAccount(accountId))?.feeTier ?? 0
-    feeTierOf.set(accountId, tier)
-    return tier
-  }
   /**
    * The account's fees: the tier its 30-day volume reaches, or the one stored with it (an
    * operator's) if that is higher. Synchronous once the stored tier is known (warmed at
@@ -156,8 +149,9 @@ export function registerExchangeActions(
    * arrived after it on the same connection.
    */
   function feesOf(accountId: number): FeeTier | Promise<FeeTier> {
-    const stored = feeTierOf.get(accountId)
-    if (stored === undefined) return loadFeeTier(accountId).then(() => feesOf(accountId) as FeeTier)
+    const stored = accounts.cachedFeeTier(accountId)
+    if (stored === undefined)
+      return accounts.loadFeeTier(accountId).then(() => feesOf(accountId) as FeeTier)
     const byVolume = feeTierForVolume(service.core.volume.euros(accountId, deps.nowMs()))
     return byVolume.tier > stored ? byVolume : feeTier(stored)
   }
@@ -924,10 +918,11 @@ export function registerExchangeActions(
   }
 
   return {
-    warmAccount: async (accountId) => void (await loadFeeTier(accountId)),
-    // The stored tier read again: an operator's change reaches the next savings run.
+    warmAccount: async (accountId) => void (await accounts.loadFeeTier(accountId)),
+    // The stored tier read again: a change made in the database directly reaches the next
+    // savings run at once, not at the next sweep.
     currentFees: async (accountId) => {
-      await loadFeeTier(accountId)
+      await accounts.loadFeeTier(accountId)
       return feesOf(accountId)
     },
   }

@@ -82,6 +82,27 @@ describe.each(storageTargets)('storage on $name', (target) => {
     expect(await accounts.findApiKey(keys[2]!.key)).toBeUndefined()
   })
 
+  it('accounts: a fee tier is stored, kept, and read again by the sweep after a change in the database', async () => {
+    const { driver } = await open()
+    const accounts = new AccountStore(driver, createSecretBox(randomBytes(32)))
+    const [one, two] = await Promise.all(
+      ['tier-1@example.com', 'tier-2@example.com'].map((email) =>
+        accounts.createAccount(email, 'a long password'),
+      ),
+    )
+    expect(accounts.cachedFeeTier(one!.id)).toBeUndefined()
+    expect(await accounts.loadFeeTier(one!.id)).toBe(0)
+    expect(await accounts.setFeeTier(two!.id, 4)).toBe(true)
+    expect(await accounts.setFeeTier(987_654, 4)).toBe(false)
+    expect([accounts.cachedFeeTier(one!.id), accounts.cachedFeeTier(two!.id)]).toEqual([0, 4])
+    expect((await accounts.findAccount(two!.id))?.feeTier).toBe(4)
+    await driver.query('update accounts set fee_tier = 6 where id = $1', [one!.id])
+    expect(accounts.cachedFeeTier(one!.id)).toBe(0)
+    expect(await accounts.refreshFeeTiers()).toBe(1)
+    expect([accounts.cachedFeeTier(one!.id), accounts.cachedFeeTier(two!.id)]).toEqual([6, 4])
+    expect(await accounts.refreshFeeTiers()).toBe(0)
+  })
+
   it('journal: appends get consecutive sequence numbers and read back in order, payload intact', async () => {
     const { driver, location } = await open()
     const journal = await journalOf(location, driver, { nowMs: () => 1_700_000_000_000 })
