@@ -2,9 +2,10 @@
 // rewards (each day paid once), unstake, and a balanced ledger throughout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
-import { toLedgerUnits } from '../src/ledger/ledger.ts'
+import { formatLedgerUnits, toLedgerUnits } from '../src/ledger/ledger.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { stakingYieldsPpm } from '../src/staking/stakingAccrual.ts'
+import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
 import { webRequest } from './fixtures/webRequest.ts'
 
@@ -141,6 +142,37 @@ describe('staking', () => {
     const state = await api('GET', '/exchange/staking/v1')
     expect(state.json.rewards).toHaveLength(30)
     server.service.core.ledger.checkInvariant()
+
+    // The ledger (GET /v2/account/history) lists each day's reward as received, when credited.
+    const apiKey = await server.accounts.createApiKey(accountId, ['view'])
+    const ledger = async (query: string) =>
+      (
+        await signedRequest(baseUrl, apiKey, 'GET', `/v2/account/history?${query}`, {
+          timestampMs: nowMs,
+        })
+      ).json
+    const rewards = await ledger('type=staking&maxItems=100')
+    expect(rewards.items).toHaveLength(30)
+    expect(rewards.items[0]).toEqual({
+      transactionId: `staking-ETH-${new Date(nowMs - dayMs).toISOString().slice(0, 10)}`,
+      executedAt: new Date(nowMs).toISOString(),
+      type: 'staking',
+      priceCurrency: null,
+      priceAmount: null,
+      sentCurrency: null,
+      sentAmount: null,
+      receivedCurrency: 'ETH',
+      receivedAmount: formatLedgerUnits(daily, 8), // ETH's decimals here
+      feesCurrency: 'ETH',
+      feesAmount: '0.00000000',
+      address: null,
+    })
+    // With the deposit, newest first: the rewards, then the deposit.
+    const everything = await ledger('maxItems=100')
+    expect(everything.items.map((item: Json) => item.type)).toEqual([
+      ...Array.from({ length: 30 }, () => 'staking'),
+      'deposit',
+    ])
   })
 
   it('unstakes back to the available balance; no more than is staked', async () => {

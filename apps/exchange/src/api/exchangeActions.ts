@@ -19,7 +19,7 @@ import {
 } from '@polder/engine'
 import { errorCatalogue, isErrorCode, protocolError } from '@polder/protocol'
 import type { AccountStore } from '../accounts/accountStore.ts'
-import type { CoreOutcome } from '../core/exchangeCore.ts'
+import type { CoreOutcome, StakingReward } from '../core/exchangeCore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import type { CandleInterval } from '../core/marketStats.ts'
 import {
@@ -124,6 +124,8 @@ const listLimitDefault = 500
 /** The quotes `/account/fees` names (protocol §3.2), answered whether or not a market is listed. */
 const feeQuotes = new Set(['EUR', 'USDC'])
 const listLimitMax = 1000
+/** A staking reward is earned over one UTC day. */
+const rewardDayMs = 86_400_000
 
 /**
  * Returns `warmAccount`, which loads what an account's orders need before its first order, and
@@ -832,16 +834,23 @@ export function registerExchangeActions(
     const maxItems = Number(params.maxItems ?? 100)
     const page = Number(params.page ?? 1)
     const type = params.type as string | undefined
-    // The protocol's types (§3.2) that this exchange has: a fill's side, and the transfers.
+    // The protocol's types (§3.2) that this exchange has: a fill's side, the transfers, and
+    // staking rewards. Entries other than fills are few enough to hold: built when listed.
     const side: Side | undefined = type === 'buy' || type === 'sell' ? type : undefined
     const withFills = type === undefined || side !== undefined
-    const transfers: Transfer[] = []
-    for (const kind of ['deposit', 'withdraw'] as const) {
-      if (type !== undefined && type !== (kind === 'deposit' ? 'deposit' : 'withdrawal')) continue
+    const others: { timestamp: number; item: () => Record<string, unknown> }[] = []
+    const wanted = (entryType: string, timestamp: number) =>
+      (type === undefined || type === entryType) && timestamp >= fromMs && timestamp <= untilMs
+    for (const kind of ['deposit', 'withdraw'] as const)
       for (const transfer of history.transfersOf(accountId, kind))
-        if (transfer.timestamp >= fromMs && transfer.timestamp <= untilMs) transfers.push(transfer)
+        if (wanted(kind === 'deposit' ? 'deposit' : 'withdrawal', transfer.timestamp))
+          others.push({ timestamp: transfer.timestamp, item: () => transferLedgerItem(transfer) })
+    for (const reward of service.core.stakingRewardsOf(accountId)) {
+      const timestamp = reward.creditedMs ?? reward.dayMs + rewardDayMs
+      if (wanted('staking', timestamp))
+        others.push({ timestamp, item: () => rewardLedgerItem(reward, timestamp) })
     }
-    transfers.sort((a, b) => b.timestamp - a.timestamp)
+    others.sort((a, b) => b.timestamp - a.timestamp)
     const window = { startMs: fromMs, endMs: untilMs, side }
     // Every fill the account ever had is in the fill archive; the simulator's accounts are kept
     // in memory only.
@@ -860,10 +869,10 @@ export function registerExchangeActions(
           )
         : (offset, limit) => deps.fillArchive.ledger(accountId, window, offset, limit)
     try {
-      const ledger = await ledgerPage(transfers, fills, (page - 1) * maxItems, maxItems)
+      const ledger = await ledgerPage(others, fills, (page - 1) * maxItems, maxItems)
       return success({
         items: ledger.entries.map((entry) =>
-          entry.kind === 'fill' ? fillLedgerItem(entry.fill) : transferLedgerItem(entry.transfer),
+          entry.kind === 'fill' ? fillLedgerItem(entry.fill) : entry.transfer.item(),
         ),
         currentPage: page,
         totalPages: Math.ceil(ledger.total / maxItems),
@@ -892,6 +901,25 @@ export function registerExchangeActions(
       receivedAmount: fill.side === 'buy' ? base : quote,
       feesCurrency: fill.feeCurrency,
       feesAmount: formatQuote(spec, fill.fee),
+      address: null,
+    }
+  }
+
+  /** A staking reward as an item of `/account/history`: received, with no fee. */
+  const rewardLedgerItem = (reward: StakingReward, timestamp: number): Record<string, unknown> => {
+    const decimals = decimalsOf(reward.asset)
+    return {
+      transactionId: `staking-${reward.asset}-${new Date(reward.dayMs).toISOString().slice(0, 10)}`,
+      executedAt: new Date(timestamp).toISOString(),
+      type: 'staking',
+      priceCurrency: null,
+      priceAmount: null,
+      sentCurrency: null,
+      sentAmount: null,
+      receivedCurrency: reward.asset,
+      receivedAmount: formatLedgerUnits(BigInt(reward.amount), decimals),
+      feesCurrency: reward.asset,
+      feesAmount: formatLedgerUnits(0n, decimals),
       address: null,
     }
   }

@@ -221,7 +221,11 @@ export type AccrueStakingRewards = {
   yieldPpm: Record<string, number>
 }
 
-export type StakingReward = { dayMs: number; asset: string; amount: string }
+/**
+ * A day's staking reward: `dayMs` the UTC day it was earned, `creditedMs` when it reached the
+ * balance (absent in snapshots from before 2026-11-27's fourteenth session: the day's end then).
+ */
+export type StakingReward = { dayMs: number; asset: string; amount: string; creditedMs?: number }
 
 /**
  * Cancel-on-disconnect (POST /cancelOrdersAfter): starts or restarts the countdown of one of the
@@ -728,7 +732,12 @@ export class ExchangeCore {
         command.timestamp,
       )
       const rewards = this.#rewards.get(accountId) ?? []
-      rewards.push({ dayMs: command.dayMs, asset, amount: reward.toString() })
+      rewards.push({
+        dayMs: command.dayMs,
+        asset,
+        amount: reward.toString(),
+        creditedMs: command.timestamp,
+      })
       if (rewards.length > 3_650 * 2) rewards.splice(0, rewards.length - 3_650)
       this.#rewards.set(accountId, rewards)
     }
