@@ -205,10 +205,18 @@ export async function createExchangeServer(
   // A key revoked, or a fee tier changed, in the database directly holds within this interval
   // (accountStore.ts).
   const accountSweep = new PeriodicTask(
-    async () => ({
-      revokedKeys: await accounts.sweepRevokedKeys(),
-      feeTiers: await accounts.refreshFeeTiers(),
-    }),
+    async () => {
+      // Each part runs whether or not the other fails; a failure is reported after both.
+      const [revokedKeys, tiers] = await Promise.allSettled([
+        accounts.sweepRevokedKeys(),
+        accounts.refreshFeeTiers(),
+      ])
+      for (const part of [revokedKeys, tiers]) if (part.status === 'rejected') throw part.reason
+      return {
+        revokedKeys: (revokedKeys as PromiseFulfilledResult<number>).value,
+        feeTiers: (tiers as PromiseFulfilledResult<number>).value,
+      }
+    },
     { revokedKeys: 0, feeTiers: 0 },
   )
   const metrics = createMetrics()

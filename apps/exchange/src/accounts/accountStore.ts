@@ -6,6 +6,7 @@
 // `refreshFeeTiers`).
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
+import { feeTiers } from '@polder/catalogue'
 import type { Permission as ProtocolPermission } from '@polder/protocol'
 import { type SqlDriver, toTextArray } from '../storage/sqlDriver.ts'
 import type { SecretBox } from './secretBox.ts'
@@ -93,6 +94,11 @@ export class AccountStore {
   readonly #revokedListeners: ((credential: RevokedCredential) => void)[] = []
   /** The fee tier stored with each account read so far. */
   readonly #feeTiers = new Map<number, number>()
+  /**
+   * Each account's count of tiers set through `setFeeTier`: a read that started before a set
+   * finished must not put back the tier the set replaced.
+   */
+  readonly #feeTierSets = new Map<number, number>()
 
   constructor(driver: SqlDriver, box: SecretBox, nowMs: () => number = Date.now) {
     this.#driver = driver
@@ -255,19 +261,31 @@ export class AccountStore {
     return this.#feeTiers.get(accountId)
   }
 
-  /** Reads the fee tier stored with the account (0 for none) and keeps it. */
+  /**
+   * Reads the fee tier stored with the account (0 for none, or for a value no tier has) and keeps
+   * it, unless a tier was set meanwhile.
+   */
   async loadFeeTier(accountId: number): Promise<number> {
-    const tier = (await this.findAccount(accountId))?.feeTier ?? 0
+    const sets = this.#feeTierSets.get(accountId)
+    const tier = this.#feeTierOf((await this.findAccount(accountId))?.feeTier ?? 0)
+    const kept = this.#feeTiers.get(accountId)
+    if (this.#feeTierSets.get(accountId) !== sets && kept !== undefined) return kept
     this.#feeTiers.set(accountId, tier)
     return tier
   }
 
-  /** Stores an operator's fee tier with the account; false when there is no such account. */
+  /** Stores an operator's fee tier (0 to 7) with the account; false when there is no such account. */
   async setFeeTier(accountId: number, tier: number): Promise<boolean> {
+    // Counted before and after the write: a read begun before it, or while it was under way,
+    // may have seen the tier it replaces.
+    const countSet = () =>
+      this.#feeTierSets.set(accountId, (this.#feeTierSets.get(accountId) ?? 0) + 1)
+    countSet()
     const rows = await this.#driver.query<{ id: string | number }>(
       'update accounts set fee_tier = $2 where id = $1 returning id',
       [accountId, tier],
     )
+    countSet()
     if (rows.length === 0) return false
     this.#feeTiers.set(accountId, tier)
     return true
@@ -283,19 +301,28 @@ export class AccountStore {
     let changed = 0
     for (let start = 0; start < ids.length; start += sweepBatch) {
       const batch = ids.slice(start, start + sweepBatch)
+      const sets = batch.map((id) => this.#feeTierSets.get(id))
       const rows = await this.#driver.query<{ id: string | number; fee_tier: number }>(
         'select id, fee_tier from accounts where id = any($1::bigint[])',
         [`{${batch.join(',')}}`],
       )
-      for (const row of rows) {
-        const id = Number(row.id)
-        const tier = Number(row.fee_tier)
+      const read = new Map(rows.map((row) => [Number(row.id), this.#feeTierOf(row.fee_tier)]))
+      for (const [index, id] of batch.entries()) {
+        // A tier set meanwhile is newer than what was read; a deleted account pays tier 0.
+        if (this.#feeTierSets.get(id) !== sets[index]) continue
+        const tier = read.get(id) ?? 0
         if (this.#feeTiers.get(id) === tier) continue
         this.#feeTiers.set(id, tier)
         changed += 1
       }
     }
     return changed
+  }
+
+  /** A stored tier as a tier: one written by SQL outside 0 to 7 counts as 0, not as a failure. */
+  #feeTierOf(stored: unknown): number {
+    const tier = Number(stored)
+    return Number.isInteger(tier) && tier >= 0 && tier < feeTiers.length ? tier : 0
   }
 
   async revokeApiKey(key: string): Promise<void> {

@@ -103,6 +103,39 @@ describe.each(storageTargets)('storage on $name', (target) => {
     expect(await accounts.refreshFeeTiers()).toBe(0)
   })
 
+  it('accounts: a read of the fee tiers that a set overtakes keeps the set tier; a tier no tier has counts as 0', async () => {
+    const { driver } = await open()
+    // Reads of the accounts table are answered only when let go, as over a slow network.
+    let letGo: () => void = () => {}
+    let held = false
+    const slow: SqlDriver = Object.assign(Object.create(driver) as SqlDriver, {
+      query: async (sql: string, params?: readonly unknown[]) => {
+        const rows = await driver.query(sql, params as never)
+        if (held && sql.startsWith('select id,')) await new Promise<void>((go) => (letGo = go))
+        return rows
+      },
+    })
+    const accounts = new AccountStore(slow, createSecretBox(randomBytes(32)))
+    const account = await accounts.createAccount('race@example.com', 'a long password')
+    held = true
+    const loading = accounts.loadFeeTier(account.id) // reads 0, answered late
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(await accounts.setFeeTier(account.id, 5)).toBe(true)
+    letGo()
+    await loading
+    expect(accounts.cachedFeeTier(account.id)).toBe(5)
+    const refreshing = accounts.refreshFeeTiers() // reads 5, answered late
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(await accounts.setFeeTier(account.id, 7)).toBe(true)
+    letGo()
+    expect(await refreshing).toBe(0)
+    expect(accounts.cachedFeeTier(account.id)).toBe(7)
+    held = false
+    await driver.query('update accounts set fee_tier = 42 where id = $1', [account.id])
+    expect(await accounts.refreshFeeTiers()).toBe(1)
+    expect(accounts.cachedFeeTier(account.id)).toBe(0)
+  })
+
   it('journal: appends get consecutive sequence numbers and read back in order, payload intact', async () => {
     const { driver, location } = await open()
     const journal = await journalOf(location, driver, { nowMs: () => 1_700_000_000_000 })
