@@ -184,4 +184,5 @@ for (const batch of [500, 5_000]) {
     batch,
   )
 }
+
 rmSync(dir, { recursive: true, force: true })

@@ -32,7 +32,7 @@ import { newOrderId } from '../core/orderIds.ts'
 import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
 import type { NewOrderLimiter } from '../limits/newOrderLimiter.ts'
 import type { SimulatedMarket } from '../simulator/marketSimulator.ts'
-import type { FillArchive } from '../storage/fillArchive.ts'
+import { type FillArchive, LedgerBusyError } from '../storage/fillArchive.ts'
 import type { OrderArchive } from '../storage/orderArchive.ts'
 import type { TradeArchive, TradeWindow } from '../storage/tradeArchive.ts'
 import {
@@ -878,8 +878,10 @@ export function registerExchangeActions(
         totalPages: Math.ceil(ledger.total / maxItems),
         maxItems,
       })
-    } catch {
-      return failure(protocolError(101)) // the fill archive cannot be read
+    } catch (error) {
+      // The account has as many ledger reads under way as it may: try again shortly.
+      if (error instanceof LedgerBusyError) return failure(protocolError(108))
+      return failure(protocolError(101)) // the fill archive cannot be written or read
     }
   })
 

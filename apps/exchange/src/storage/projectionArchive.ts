@@ -18,7 +18,7 @@
 
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { SqlDriver, SqlParam } from './sqlDriver.ts'
-import { SqliteThread } from './sqliteThread.ts'
+import { type SqliteStatement, SqliteThread } from './sqliteThread.ts'
 import type { SqliteValue } from './sqliteWorker.ts'
 
 /** Inclusive bounds of a listing, newest first, at most `limit`. */
@@ -63,6 +63,9 @@ export type ArchiveOptions = {
   writeRowsMax?: number
 }
 
+/** A caller of `writtenThrough`, waiting until this many events are written or dropped. */
+type SettledWaiter = { mark: number; resolve: () => void; reject: (error: Error) => void }
+
 /**
  * The queue and batched writes an archive is made of: events added after their journal commit,
  * written within the flush interval, and listed from memory until written (`waiting`).
@@ -80,6 +83,11 @@ export abstract class BatchedArchive<Event> {
   /** Events dropped since the queue last overflowed (reported once per overflow). */
   #droppedReported = false
   #closed = false
+  /** Events added so far, and of those how many are written or dropped (`writtenThrough`). */
+  #added = 0
+  #settled = 0
+  /** Those waiting in `writtenThrough` for `#settled` to reach their mark. */
+  #settledWaiters: SettledWaiter[] = []
   #onError: (error: Error) => void = () => {}
   readonly #queueMax: number
   readonly #flushIntervalMs: number
@@ -107,10 +115,12 @@ export abstract class BatchedArchive<Event> {
   add(event: Event): void {
     if (this.#closed) return
     this.#pending.push(event)
+    this.#added += 1
     if (this.#pending.length > this.#queueMax) {
       // Writes have been failing for a long while: the oldest tenth goes at once (only the
       // core's memory, at the next start, can bring them back).
       const dropped = this.#pending.splice(0, Math.ceil(this.#queueMax / 10)).length
+      this.#settle(dropped)
       if (!this.#droppedReported)
         this.#onError(
           new Error(
@@ -149,6 +159,7 @@ export abstract class BatchedArchive<Event> {
           // Kept for the next attempt, ahead of what arrived meanwhile.
           this.#pending = batch.concat(this.#pending)
           this.#failing = true
+          for (const waiter of this.#settledWaiters.splice(0)) waiter.reject(error as Error)
           this.#onError(error as Error)
           clearTimeout(this.#timer)
           this.#timer = undefined
@@ -159,12 +170,40 @@ export abstract class BatchedArchive<Event> {
         }
         this.#failing = false
         this.#droppedReported = false
+        this.#settle(batch.length)
         if (this.#pending.length > 0) await new Promise<void>((resolve) => setImmediate(resolve))
       }
     }
     const written = this.#writing.then(write)
     this.#writing = written.catch(() => {}) // a failed write does not stop later ones
     return written
+  }
+
+  /** Counts events written or dropped, and lets go of those waiting for them. */
+  #settle(count: number): void {
+    this.#settled += count
+    if (this.#settledWaiters.length === 0) return
+    const waiting: SettledWaiter[] = []
+    for (const waiter of this.#settledWaiters)
+      if (waiter.mark <= this.#settled) waiter.resolve()
+      else waiting.push(waiter)
+    this.#settledWaiters = waiting
+  }
+
+  /**
+   * Resolves once every event added before the call is written (the write started now if none
+   * is under way), however many arrive meanwhile; rejects at once while writes are failing, and
+   * when the write fails.
+   */
+  writtenThrough(): Promise<void> {
+    const mark = this.#added
+    if (this.#settled >= mark) return Promise.resolve()
+    if (this.#failing) return Promise.reject(new Error(`${this.#noun} archive writes are failing`))
+    const settled = new Promise<void>((resolve, reject) =>
+      this.#settledWaiters.push({ mark, resolve, reject }),
+    )
+    this.flush().catch(() => {}) // its failure reaches the waiters above
+    return settled
   }
 
   /** The events added and not yet written, oldest first (the batch being written first). */
@@ -301,8 +340,8 @@ export abstract class ProjectionArchive<Event, Partition> extends BatchedArchive
 
 /**
  * An archive's SQLite file (in memory when `path` is undefined), in WAL mode. A file is read on
- * the event loop (the long reads, through `all`, on its thread) and written on a thread of its
- * own (`SqliteThread`), which checkpoints it too:
+ * the event loop (the long reads, through `readTogether`, on a thread of their own) and written on a
+ * thread of its own (`SqliteThread`), which checkpoints it too:
  * the first write after a checkpoint has caught up starts the log over, and SQLite then syncs the
  * log's new header, which on a slow disk held the event loop for 42-350 ms when the writes were
  * made here (`perf trace`, 2026-11-27; see the README's fourteenth machine). The event loop's
@@ -313,9 +352,15 @@ export class SqliteArchiveFile {
   /** The event loop's connection: every read, and in memory every write. */
   readonly db: DatabaseSync
   readonly #writer: SqliteThread | undefined
+  /** The long reads' thread (`all`), once one is asked for. */
+  #reader: SqliteThread | undefined
+  readonly #path: string | undefined
+  readonly #schema: string
   readonly #statements = new Map<string, StatementSync>()
 
   constructor(path: string | undefined, schema: string) {
+    this.#path = path
+    this.#schema = schema
     this.db = new DatabaseSync(path ?? ':memory:')
     this.db.exec(`
       pragma journal_mode = wal;
@@ -340,10 +385,16 @@ export class SqliteArchiveFile {
     }
   }
 
-  /** The rows of one statement that reads: on the file's thread, or in memory on the event loop. */
-  async all<Row extends object>(sql: string, params: readonly SqliteValue[]): Promise<Row[]> {
-    if (this.#writer !== undefined) return this.#writer.all<Row>(sql, params)
-    return this.#prepared(sql).all(...params) as Row[]
+  /**
+   * The rows of each statement, read in one transaction (all see the same state of the file),
+   * for reads that take long: on a reading thread of the file's own (started at the first such
+   * read; WAL lets it read while the writer writes), or in memory on the event loop.
+   */
+  async readTogether(statements: readonly SqliteStatement[]): Promise<object[][]> {
+    if (this.#path === undefined)
+      return statements.map(({ sql, params }) => this.#prepared(sql).all(...params))
+    this.#reader ??= new SqliteThread(this.#path, this.#schema)
+    return this.#reader.allTogether(statements)
   }
 
   /** Runs one statement that writes; the number of rows it changed. */
@@ -364,6 +415,7 @@ export class SqliteArchiveFile {
   /** Closes the event loop's connection first: the last to close checkpoints, on its thread. */
   async close(): Promise<void> {
     if (this.db.isOpen) this.db.close()
+    await this.#reader?.close()
     await this.#writer?.close()
   }
 }

@@ -1,6 +1,10 @@
 // The server's side of a SQLite file on its own thread (sqliteWorker.ts).
 import { Worker } from 'node:worker_threads'
 import type { SqliteValue, SqliteWorkerCommand, SqliteWorkerData } from './sqliteWorker.ts'
+
+/** A statement and its parameters. */
+export type SqliteStatement = { sql: string; params: SqliteValue[] }
+
 import { type WorkerRequests, workerRequests } from './workerRequests.ts'
 
 /** Rows per message: some 0.3 ms of this thread to make and send. */
@@ -60,6 +64,12 @@ export class SqliteThread {
   /** The rows of one statement. */
   async all<Row extends object>(sql: string, params: readonly SqliteValue[]): Promise<Row[]> {
     return (await this.#live.send({ op: 'all', sql, params: [...params] })).rows as Row[]
+  }
+
+  /** The rows of each statement, read in one transaction: all see the same state of the file. */
+  async allTogether(statements: readonly SqliteStatement[]): Promise<object[][]> {
+    const reply = await this.#live.send({ op: 'allTogether', statements: [...statements] })
+    return reply.rows as object[][]
   }
 
   /** Runs one statement that writes, after the writes before it; the number of rows it changed. */

@@ -17,6 +17,8 @@ import type { WorkerReply as Reply } from './workerRequests.ts'
 export type SqliteValue = string | number | null
 export type SqliteWorkerCommand =
   | { op: 'all'; sql: string; params: SqliteValue[] }
+  /** Statements read in one transaction, so all see the same state of the file. */
+  | { op: 'allTogether'; statements: { sql: string; params: SqliteValue[] }[] }
   | { op: 'run'; sql: string; params: SqliteValue[] }
   | { op: 'append'; sql: string; rows: SqliteValue[][] }
   | { op: 'commit' }
@@ -68,6 +70,17 @@ const prepared = (sql: string): StatementSync => {
 
 function execute(command: SqliteWorkerCommand): object[] {
   if (command.op === 'all') return prepared(command.sql).all(...(command.params as SQLInputValue[]))
+  if (command.op === 'allTogether') {
+    const own = !db.isTransaction
+    if (own) db.exec('begin')
+    try {
+      return command.statements.map(({ sql, params }) =>
+        prepared(sql).all(...(params as SQLInputValue[])),
+      )
+    } finally {
+      if (own) db.exec('commit')
+    }
+  }
   if (command.op === 'run') {
     const result = prepared(command.sql).run(...(command.params as SQLInputValue[]))
     return [{ changes: Number(result.changes) }]

@@ -7,6 +7,8 @@ import { ledgerFillsOf } from '../../src/api/accountLedger.ts'
 import {
   type FillArchive,
   type FillPartition,
+  LedgerBusyError,
+  ledgerReadsPerAccountMax,
   SqlFillArchive,
   SqliteFillArchive,
 } from '../../src/storage/fillArchive.ts'
@@ -170,6 +172,24 @@ describe.each(stores)('fill archive: $name', (store) => {
       total: 0,
       fills: [],
     })
+  })
+
+  it("reads one account's ledger one read at a time, refusing a fourth under way, and others' beside it", async () => {
+    const archive = await store.open()
+    for (let id = 1; id <= 50; id += 1) archive.add(fill(1 + (id % 2), 'BTC-EUR', id))
+    const all = { startMs: 0, endMs: Number.MAX_SAFE_INTEGER, side: undefined }
+    const reads = Array.from({ length: ledgerReadsPerAccountMax }, (_, page) =>
+      archive.ledger(1, all, page * 10, 10),
+    )
+    await expect(archive.ledger(1, all, 0, 10)).rejects.toBeInstanceOf(LedgerBusyError)
+    expect((await archive.ledger(2, all, 0, 10)).total).toBe(25)
+    const pages = await Promise.all(reads)
+    expect(pages.map((page) => page.fills.map((one) => one.fillId))).toEqual([
+      [50, 48, 46, 44, 42, 40, 38, 36, 34, 32],
+      [30, 28, 26, 24, 22, 20, 18, 16, 14, 12],
+      [10, 8, 6, 4, 2],
+    ])
+    expect((await archive.ledger(1, all, 0, 1)).total).toBe(25)
   })
 
   it('catches up per account and market on the fills newer than its newest, once', async () => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TradeEvent } from '@polder/engine'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import type { SqlDriver } from '../../src/storage/sqlDriver.ts'
+import type { SqlDriver, SqlExecutor } from '../../src/storage/sqlDriver.ts'
 import {
   SqliteTradeArchive,
   SqlTradeArchive,
@@ -100,6 +100,19 @@ const everything: TradeWindow = {
   limit: 1000,
 }
 const ids = (trades: readonly TradeEvent[]) => trades.map((one) => one.tradeId)
+
+/** The database itself, but its transactions refused while `refusing` (a full disk, say). */
+function refusingWhenAsked(driver: SqlDriver): SqlDriver & { refusing: boolean } {
+  const flaky = {
+    refusing: false,
+    kind: driver.kind,
+    query: driver.query.bind(driver),
+    transaction: <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> =>
+      flaky.refusing ? Promise.reject(new Error('disk full')) : driver.transaction(work),
+    close: () => driver.close(),
+  }
+  return flaky
+}
 
 describe.each(stores)('trade archive: $name', (store) => {
   it('lists a market newest first, within the time window, the id range and the limit', async () => {
@@ -240,15 +253,8 @@ describe('trade archive: catch-up after a crash, within the retention', () => {
 describe('trade archive: when its store refuses writes', () => {
   it('lists the waiting trades, reports the failure, and writes them once the store is back', async () => {
     const driver = await emptyDatabase(storageTargets[0]!)
-    let refusing = true
-    // The database itself, but its transactions refused while `refusing` (a full disk, say).
-    const flaky: SqlDriver = {
-      kind: driver.kind,
-      query: (text, params) => driver.query(text, params),
-      transaction: (work) =>
-        refusing ? Promise.reject(new Error('disk full')) : driver.transaction(work),
-      close: () => driver.close(),
-    }
+    const flaky = refusingWhenAsked(driver)
+    flaky.refusing = true
     const archive = new SqlTradeArchive(flaky)
     const errors: string[] = []
     archive.onError((error) => errors.push(error.message))
@@ -261,7 +267,7 @@ describe('trade archive: when its store refuses writes', () => {
     expect(await fresh()).toEqual([])
 
     // No flush asked for: the archive tries again by itself.
-    refusing = false
+    flaky.refusing = false
     const deadline = Date.now() + 5_000
     while ((await fresh()).length < 2 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 50))
@@ -290,6 +296,37 @@ describe('trade archive: when its store refuses writes', () => {
     expect(listed[0]).toBe(150)
     expect(listed).not.toContain(1)
     await archive.close()
+  })
+
+  it('lets a caller wait until what came before it is written while more keeps coming, and not while writes fail', async () => {
+    const driver = await emptyDatabase(storageTargets[0]!)
+    const flaky = refusingWhenAsked(driver)
+    const archive = new SqlTradeArchive(flaky)
+    archive.onError(() => {})
+    let next = 1
+    for (; next <= 200; next += 1) archive.add(trade('BTC-EUR', next))
+    // Trades keep arriving, one each turn of the event loop, while the caller waits.
+    let producing = true
+    const produce = () => {
+      if (!producing) return
+      archive.add(trade('BTC-EUR', next++))
+      setImmediate(produce)
+    }
+    produce()
+    await archive.writtenThrough()
+    const fresh = await new SqlTradeArchive(driver).list('BTC-EUR', { ...everything, toId: 200 })
+    expect(fresh).toHaveLength(200)
+    producing = false
+    await archive.flush()
+
+    flaky.refusing = true
+    archive.add(trade('BTC-EUR', next++))
+    await expect(archive.flush()).rejects.toThrow('disk full')
+    archive.add(trade('BTC-EUR', next++))
+    await expect(archive.writtenThrough()).rejects.toThrow('trade archive writes are failing')
+    flaky.refusing = false
+    await archive.flush()
+    await archive.writtenThrough()
   })
 })
 
