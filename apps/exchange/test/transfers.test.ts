@@ -176,6 +176,20 @@ describe('account history', () => {
         transactionId: 'seed',
       }),
     ])
+    const withdrawals = await call(trader, 'GET', '/v2/account/history?type=withdrawal')
+    expect(withdrawals.json.items.map((item: Json) => item.type)).toEqual([
+      'withdrawal',
+      'withdrawal',
+    ])
+    // A page past the end is empty, with the same count of pages.
+    const past = await call(trader, 'GET', '/v2/account/history?maxItems=2&page=3')
+    expect(past.json).toMatchObject({ items: [], currentPage: 3, totalPages: 2 })
+    // Types this account has none of.
+    for (const type of ['buy', 'staking', 'affiliate'])
+      expect((await call(trader, 'GET', `/v2/account/history?type=${type}`)).json).toMatchObject({
+        items: [],
+        totalPages: 0,
+      })
   })
 })
 
