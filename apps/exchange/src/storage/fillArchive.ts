@@ -183,8 +183,9 @@ export abstract class FillArchive extends ProjectionArchive<FillEvent, FillParti
    * fills. A read walks the account's fills in the window (there is no index by time across
    * markets; 0.4-1 s at a million fills), so an account's reads go one at a time, and one with
    * `ledgerReadsPerAccountMax` running or waiting is refused (`LedgerBusyError`): a caller asking
-   * again and again waits behind itself, not others. On SQLite the reads have a thread of their
-   * own, so the archive's writes never wait for one.
+   * again and again waits behind itself. Across accounts the reads run one at a time too: on
+   * SQLite on a reading thread of the file's own (so the archive's writes never wait for one),
+   * on PostgreSQL one statement at a time (the pool's connections carry the journal too).
    */
   ledger(
     accountId: number,
@@ -392,12 +393,25 @@ export class SqlFillArchive extends FillArchive {
     return rows.map(fillOf)
   }
 
+  /** The ledger statement under way: one at a time, however many accounts ask. */
+  #ledgerStatement: Promise<unknown> = Promise.resolve()
+
   protected async selectLedger(read: LedgerRead): Promise<LedgerFillPage> {
     const { accountId, window, offset, limit } = read
-    const rows = await this.#driver.query<{ total: string | number } & Partial<Row>>(
-      sqlLedgerStatement,
-      [accountId, window.startMs, window.endMs, window.side ?? null, limit, offset],
+    // One at a time: a ledger statement can hold a connection for a second, and the pool's
+    // few connections carry the journal's commits too.
+    const statement = this.#ledgerStatement.then(() =>
+      this.#driver.query<{ total: string | number } & Partial<Row>>(sqlLedgerStatement, [
+        accountId,
+        window.startMs,
+        window.endMs,
+        window.side ?? null,
+        limit,
+        offset,
+      ]),
     )
+    this.#ledgerStatement = statement.catch(() => {})
+    const rows = await statement
     return {
       total: Number(rows[0]?.total ?? 0),
       fills: rows.filter((row) => row.fill_id != null).map((row) => fillOf(row as Row)),

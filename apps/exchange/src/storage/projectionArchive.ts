@@ -83,10 +83,15 @@ export abstract class BatchedArchive<Event> {
   /** Events dropped since the queue last overflowed (reported once per overflow). */
   #droppedReported = false
   #closed = false
-  /** Events added so far, and of those how many are written or dropped (`writtenThrough`). */
+  /**
+   * Events are numbered as they are added (`#added` is the last number); the numbers of the first
+   * event being written and of the first waiting tell which are written or dropped
+   * (`#settledThrough`, for `writtenThrough`).
+   */
   #added = 0
-  #settled = 0
-  /** Those waiting in `writtenThrough` for `#settled` to reach their mark. */
+  #writingFirst = 0
+  #pendingFirst = 1
+  /** Those waiting in `writtenThrough` for every event up to their mark to be written. */
   #settledWaiters: SettledWaiter[] = []
   #onError: (error: Error) => void = () => {}
   readonly #queueMax: number
@@ -114,13 +119,15 @@ export abstract class BatchedArchive<Event> {
   /** Queues a durable event; it is written within the flush interval. */
   add(event: Event): void {
     if (this.#closed) return
-    this.#pending.push(event)
     this.#added += 1
+    if (this.#pending.length === 0) this.#pendingFirst = this.#added
+    this.#pending.push(event)
     if (this.#pending.length > this.#queueMax) {
       // Writes have been failing for a long while: the oldest tenth goes at once (only the
       // core's memory, at the next start, can bring them back).
       const dropped = this.#pending.splice(0, Math.ceil(this.#queueMax / 10)).length
-      this.#settle(dropped)
+      this.#pendingFirst += dropped
+      this.#releaseSettled()
       if (!this.#droppedReported)
         this.#onError(
           new Error(
@@ -153,11 +160,16 @@ export abstract class BatchedArchive<Event> {
       while (this.#pending.length > 0) {
         const batch = this.#pending.splice(0, this.#writeRowsMax)
         this.#writingBatch = batch
+        this.#writingFirst = this.#pendingFirst
+        // Past a failed batch put back ahead of a queue that dropped some meanwhile, the numbers
+        // run on with a gap: this then counts low, so a waiter waits longer, never less.
+        this.#pendingFirst += batch.length
         try {
           await this.insert(batch)
         } catch (error) {
           // Kept for the next attempt, ahead of what arrived meanwhile.
           this.#pending = batch.concat(this.#pending)
+          this.#pendingFirst = this.#writingFirst
           this.#failing = true
           for (const waiter of this.#settledWaiters.splice(0)) waiter.reject(error as Error)
           this.#onError(error as Error)
@@ -170,7 +182,7 @@ export abstract class BatchedArchive<Event> {
         }
         this.#failing = false
         this.#droppedReported = false
-        this.#settle(batch.length)
+        this.#releaseSettled()
         if (this.#pending.length > 0) await new Promise<void>((resolve) => setImmediate(resolve))
       }
     }
@@ -179,13 +191,20 @@ export abstract class BatchedArchive<Event> {
     return written
   }
 
-  /** Counts events written or dropped, and lets go of those waiting for them. */
-  #settle(count: number): void {
-    this.#settled += count
+  /** The number of the last event up to which every event is written or dropped. */
+  get #settledThrough(): number {
+    if (this.#writingBatch.length > 0) return this.#writingFirst - 1
+    if (this.#pending.length > 0) return this.#pendingFirst - 1
+    return this.#added
+  }
+
+  /** Lets go of those waiting in `writtenThrough` whose events are all written or dropped. */
+  #releaseSettled(): void {
     if (this.#settledWaiters.length === 0) return
+    const through = this.#settledThrough
     const waiting: SettledWaiter[] = []
     for (const waiter of this.#settledWaiters)
-      if (waiter.mark <= this.#settled) waiter.resolve()
+      if (waiter.mark <= through) waiter.resolve()
       else waiting.push(waiter)
     this.#settledWaiters = waiting
   }
@@ -197,7 +216,7 @@ export abstract class BatchedArchive<Event> {
    */
   writtenThrough(): Promise<void> {
     const mark = this.#added
-    if (this.#settled >= mark) return Promise.resolve()
+    if (this.#settledThrough >= mark) return Promise.resolve()
     if (this.#failing) return Promise.reject(new Error(`${this.#noun} archive writes are failing`))
     const settled = new Promise<void>((resolve, reject) =>
       this.#settledWaiters.push({ mark, resolve, reject }),

@@ -174,7 +174,7 @@ describe.each(stores)('fill archive: $name', (store) => {
     })
   })
 
-  it("reads one account's ledger one read at a time, refusing a fourth under way, and others' beside it", async () => {
+  it("refuses an account a fourth ledger read under way, and answers another account's and its own later", async () => {
     const archive = await store.open()
     for (let id = 1; id <= 50; id += 1) archive.add(fill(1 + (id % 2), 'BTC-EUR', id))
     const all = { startMs: 0, endMs: Number.MAX_SAFE_INTEGER, side: undefined }

@@ -328,6 +328,40 @@ describe('trade archive: when its store refuses writes', () => {
     await archive.flush()
     await archive.writtenThrough()
   })
+
+  it('lets no caller go while a batch it waits for is still being written, whatever the queue drops meanwhile', async () => {
+    const driver = await emptyDatabase(storageTargets[0]!)
+    let letGo: () => void = () => {}
+    const held = new Promise<void>((resolve) => (letGo = resolve))
+    // Its transactions wait until let go: a write that hangs without failing.
+    const stalled: SqlDriver = {
+      kind: driver.kind,
+      query: driver.query.bind(driver),
+      transaction: async (work) => {
+        await held
+        return driver.transaction(work)
+      },
+      close: () => driver.close(),
+    }
+    const archive = new SqlTradeArchive(stalled, { queueMax: 20 })
+    archive.onError(() => {})
+    for (let id = 1; id <= 5; id += 1) archive.add(trade('BTC-EUR', id))
+    const writing = archive.flush()
+    await new Promise((resolve) => setImmediate(resolve)) // the write has begun, and hangs
+    let released = false
+    const waited = archive.writtenThrough().then(() => {
+      released = true
+    })
+    // More than the queue holds arrives while the first five are being written: some go.
+    for (let id = 6; id <= 40; id += 1) archive.add(trade('BTC-EUR', id))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(released).toBe(false)
+    letGo()
+    await waited
+    await writing
+    const written = await new SqlTradeArchive(driver).list('BTC-EUR', { ...everything, toId: 5 })
+    expect(ids(written)).toEqual([5, 4, 3, 2, 1])
+  })
 })
 
 describe('trade archive: SQLite file', () => {
