@@ -17,6 +17,9 @@ export default defineConfig({
             'tests/integration/**/*.test.ts',
           ],
           testTimeout: 20_000,
+          // A hook that starts a server and its accounts takes 2-5 s alone, and twice that while
+          // the other worker and a slow machine's neighbours take the CPU.
+          hookTimeout: 30_000,
           // Their servers run PGlite on threads: with V8's tier-up of wasm-to-JS wrappers off,
           // which crashed one run of the exchange's tests in three (apps/exchange/src/nodeFlags.ts).
           execArgv: [wasmWrapperTierUpOff],

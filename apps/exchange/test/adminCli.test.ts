@@ -87,5 +87,5 @@ describe('admin commands', () => {
       json: { error: 'no such API key' },
       code: 1,
     })
-  })
+  }, 60_000) // a server process and five command processes, each a Node start
 })
