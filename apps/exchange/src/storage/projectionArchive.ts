@@ -410,6 +410,7 @@ export class SqliteArchiveFile {
    * read; WAL lets it read while the writer writes), or in memory on the event loop.
    */
   async readTogether(statements: readonly SqliteStatement[]): Promise<object[][]> {
+    if (!this.db.isOpen) throw new Error('the archive file is closed')
     if (this.#path === undefined)
       return statements.map(({ sql, params }) => this.#prepared(sql).all(...params))
     this.#reader ??= new SqliteThread(this.#path, this.#schema)

@@ -1,6 +1,7 @@
-// An archive's SQLite file is written on a thread of its own and read on the event loop: the
-// event loop's connection never writes a row, so it never starts the log over (and never waits
-// for SQLite's sync of the new log header). In memory, one connection does both.
+// An archive's SQLite file is written on a thread of its own and read on the event loop (long
+// reads, `readTogether`, on a reading thread of its own): the event loop's connection never
+// writes a row, so it never starts the log over (and never waits for SQLite's sync of the new
+// log header). In memory, one connection does both.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -67,5 +68,25 @@ describe('an archive file', () => {
     } finally {
       await file.close()
     }
+  })
+
+  it('reads statements together on a reading thread of its own, and none once closed', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'polder-archive-file-'))
+    const file = new SqliteArchiveFile(join(dir, 'items.sqlite'), schema)
+    await file.insertAll(insert, [
+      [1, 'one'],
+      [2, 'two'],
+    ])
+    const [counted, names] = await file.readTogether([
+      { sql: 'select count(*) as n from items', params: [] },
+      { sql: 'select name from items where id > ? order by id', params: [0] },
+    ])
+    expect(counted).toEqual([{ n: 2 }])
+    expect(names).toEqual([{ name: 'one' }, { name: 'two' }])
+    expect(changedBy(file)).toBe(0) // neither the event loop's connection
+    await file.close()
+    await expect(
+      file.readTogether([{ sql: 'select count(*) from items', params: [] }]),
+    ).rejects.toThrow('closed')
   })
 })
