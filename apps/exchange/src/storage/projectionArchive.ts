@@ -18,8 +18,8 @@
 
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { SqlDriver, SqlParam } from './sqlDriver.ts'
-import { type SqliteStatement, SqliteThread } from './sqliteThread.ts'
-import type { SqliteValue } from './sqliteWorker.ts'
+import { SqliteThread } from './sqliteThread.ts'
+import type { SqliteStatement, SqliteValue } from './sqliteWorker.ts'
 
 /** Inclusive bounds of a listing, newest first, at most `limit`. */
 export type ArchiveWindow = {
@@ -371,7 +371,7 @@ export class SqliteArchiveFile {
   /** The event loop's connection: every read, and in memory every write. */
   readonly db: DatabaseSync
   readonly #writer: SqliteThread | undefined
-  /** The long reads' thread (`all`), once one is asked for. */
+  /** The long reads' thread (`readTogether`), once one is asked for. */
   #reader: SqliteThread | undefined
   readonly #path: string | undefined
   readonly #schema: string

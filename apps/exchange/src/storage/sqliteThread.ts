@@ -1,9 +1,11 @@
 // The server's side of a SQLite file on its own thread (sqliteWorker.ts).
 import { Worker } from 'node:worker_threads'
-import type { SqliteValue, SqliteWorkerCommand, SqliteWorkerData } from './sqliteWorker.ts'
-
-/** A statement and its parameters. */
-export type SqliteStatement = { sql: string; params: SqliteValue[] }
+import type {
+  SqliteStatement,
+  SqliteValue,
+  SqliteWorkerCommand,
+  SqliteWorkerData,
+} from './sqliteWorker.ts'
 
 import { type WorkerRequests, workerRequests } from './workerRequests.ts'
 

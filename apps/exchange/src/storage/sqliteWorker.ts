@@ -15,10 +15,12 @@ import { yieldToEventLoop } from './backgroundThread.ts'
 import type { WorkerReply as Reply } from './workerRequests.ts'
 
 export type SqliteValue = string | number | null
+/** A statement and its parameters. */
+export type SqliteStatement = { sql: string; params: SqliteValue[] }
 export type SqliteWorkerCommand =
   | { op: 'all'; sql: string; params: SqliteValue[] }
   /** Statements read in one transaction, so all see the same state of the file. */
-  | { op: 'allTogether'; statements: { sql: string; params: SqliteValue[] }[] }
+  | { op: 'allTogether'; statements: SqliteStatement[] }
   | { op: 'run'; sql: string; params: SqliteValue[] }
   | { op: 'append'; sql: string; rows: SqliteValue[][] }
   | { op: 'commit' }
