@@ -1,6 +1,6 @@
 import type { BookDelta, EngineSink, Ticker, Trade } from './engine.ts'
 import type { MarketSpec } from './market.ts'
-import { type Order, type OrderState, toState } from './order.ts'
+import { type Order, type OrderState, toOrderEvent } from './order.ts'
 import type { Side } from './types.ts'
 
 export interface OrderEvent extends OrderState {
@@ -68,7 +68,7 @@ export class EventLog implements EngineSink {
   }
 
   order(order: Order, market: MarketSpec): void {
-    this.events.push({ type: 'order', ...toState(order, market.quote) })
+    this.events.push(toOrderEvent(order, market.quote))
   }
 
   trade(trade: Trade, market: MarketSpec): void {

@@ -162,8 +162,24 @@ export function isOpenStatus(status: OrderStatus): boolean {
 }
 
 export function toState(order: Order, feeCurrency: string): OrderState {
+  return stateLiteral(order, feeCurrency, undefined)
+}
+
+/** The order's state as an `order` event: the same literal with `type` first, never a copy. */
+export function toOrderEvent(order: Order, feeCurrency: string): OrderState & { type: 'order' } {
+  return stateLiteral(order, feeCurrency, 'order')
+}
+
+/**
+ * One object literal for a state and an event (a state's `type` is undefined, which JSON leaves
+ * out), so both have one shape. Building the event as `{ type, ...toState() }` copied all 29
+ * fields again, and so did taking `type` off with a rest pattern: together some 1.4 µs an order
+ * event, measured at 4-5% of the exchange's main thread at capacity.
+ */
+function stateLiteral<T extends 'order' | undefined>(order: Order, feeCurrency: string, type: T) {
   const trigger = hasTrigger(order.orderType)
   return {
+    type,
     orderId: order.orderId,
     clientOrderId: order.clientOrderId,
     market: order.market,

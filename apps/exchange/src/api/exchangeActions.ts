@@ -209,10 +209,8 @@ export function registerExchangeActions(
     let state: OrderState | undefined
     const fills: FillEvent[] = []
     for (const event of outcome.events) {
-      if (event.type === 'order' && event.orderId === orderId) {
-        const { type: _type, ...rest } = event
-        state = rest
-      } else if (event.type === 'fill' && event.orderId === orderId) fills.push(event)
+      if (event.type === 'order' && event.orderId === orderId) state = event
+      else if (event.type === 'fill' && event.orderId === orderId) fills.push(event)
     }
     return { state, fills }
   }

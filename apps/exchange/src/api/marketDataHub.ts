@@ -21,7 +21,7 @@ import {
   candleToWire,
   fillEventToWire,
   levelsToWire,
-  orderObject,
+  orderEventText,
   ticker24hToWire,
   tradeToWire,
 } from './wireFormat.ts'
@@ -261,19 +261,15 @@ export class MarketDataHub {
         case 'order': {
           // Messages are built only for someone: most orders have no account subscriber.
           if (!this.#watchesAccount(event.accountId, event.market)) break
-          const { type: _type, ...state } = event
-          const wire = orderObject(
-            spec,
-            state,
-            this.#service.core.heldFor(event.market, event.orderId),
-            [],
-            this.#decimalsOf,
-          )
-          delete wire.fills
           this.#toAccount(
             event.accountId,
             event.market,
-            JSON.stringify({ event: 'order', ...wire }),
+            orderEventText(
+              spec,
+              event,
+              this.#service.core.heldFor(event.market, event.orderId),
+              this.#decimalsOf,
+            ),
           )
           break
         }

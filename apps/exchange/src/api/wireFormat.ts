@@ -72,13 +72,38 @@ export function orderObject(
   fills: readonly FillEvent[],
   assetDecimals: (asset: string) => number,
 ): Record<string, unknown> {
+  const wire = withHold(spec, state, heldLedgerUnits, assetDecimals)
+  wire.fills = fills.map((fill) => fillToWire(spec, fill))
+  return wire
+}
+
+/** The `order` event of the account channel (§6.3): the order object without its fills. */
+export function orderEventText(
+  spec: MarketSpec,
+  state: OrderState,
+  heldLedgerUnits: bigint,
+  assetDecimals: (asset: string) => number,
+): string {
+  const wire = withHold(spec, state, heldLedgerUnits, assetDecimals)
+  // `event` first, then the object's own text: no copy of the object to put it in front.
+  return `{"event":"order",${JSON.stringify(wire).slice(1)}`
+}
+
+/**
+ * The engine's wire fields with the funds on hold, added to that new object in place (spreading
+ * it into another copied its 25 fields once more for every order answered).
+ */
+function withHold(
+  spec: MarketSpec,
+  state: OrderState,
+  heldLedgerUnits: bigint,
+  assetDecimals: (asset: string) => number,
+): Record<string, unknown> {
+  const wire = orderToWire(spec, state)
   const onHoldCurrency = state.side === 'buy' ? spec.quote : spec.base
-  return {
-    ...orderToWire(spec, state),
-    onHold: formatLedgerUnits(heldLedgerUnits, assetDecimals(onHoldCurrency)),
-    onHoldCurrency,
-    fills: fills.map((fill) => fillToWire(spec, fill)),
-  }
+  wire.onHold = formatLedgerUnits(heldLedgerUnits, assetDecimals(onHoldCurrency))
+  wire.onHoldCurrency = onHoldCurrency
+  return wire
 }
 
 /** A public trade (REST `/{market}/trades` row, and the `trade` event without `event`). */
