@@ -47,6 +47,46 @@ describe('order history', () => {
     expect(OrderHistory.restore(snapshot).order('BTC-EUR', idOf(2))).toEqual(record)
   })
 
+  it("finds an order only in its own market, by another market's name neither", () => {
+    const history = new OrderHistory()
+    const record = closed(1, 'BTC-EUR', 2, t0, { clientOrderId: 'mine' })
+    history.record(eventsOf(record))
+    expect(history.order('BTC-EUR', idOf(2))).toEqual(record)
+    expect(history.order('ETH-EUR', idOf(2))).toBeUndefined()
+    expect(history.closedOrderText('ETH-EUR', idOf(2))).toBeUndefined()
+    expect(history.orderByClientId(1, 'ETH-EUR', 'mine')).toBeUndefined()
+    expect(history.orderByClientId(1, 'BTC-EUR', 'mine')).toEqual(record)
+    expect(history.ordersIn(1, 'ETH-EUR', everything)).toEqual([])
+  })
+
+  it('restores a snapshot whose account lists name orders by market and id (before 2026-11-27)', () => {
+    const history = new OrderHistory()
+    const btc = closed(1, 'BTC-EUR', 2)
+    const eth = closed(1, 'ETH-EUR', 3)
+    history.record(eventsOf(btc))
+    history.record(eventsOf(eth))
+    const snapshot = JSON.parse(JSON.stringify(history.snapshot())) as OrderHistorySnapshot
+    // The snapshot names each order by market and id; its account lists name them by id.
+    expect([...snapshot.orders].map(([key]) => key)).toEqual([
+      `BTC-EUR ${idOf(2)}`,
+      `ETH-EUR ${idOf(3)}`,
+    ])
+    expect(snapshot.byAccount).toEqual([[1, [idOf(2), idOf(3)]]])
+    const older = {
+      ...snapshot,
+      byAccount: [[1, [`BTC-EUR ${idOf(2)}`, `ETH-EUR ${idOf(3)}`]]],
+    } as OrderHistorySnapshot
+    for (const restored of [OrderHistory.restore(snapshot), OrderHistory.restore(older)]) {
+      expect(restored.ordersIn(1, 'BTC-EUR', everything)).toEqual([btc])
+      expect(restored.ordersIn(1, 'ETH-EUR', everything)).toEqual([eth])
+      expect(restored.order('ETH-EUR', idOf(2))).toBeUndefined()
+      // And an order recorded after the restore is listed with them.
+      const later = closed(1, 'BTC-EUR', 4)
+      restored.record(eventsOf(later))
+      expect(restored.ordersIn(1, 'BTC-EUR', everything)).toEqual([later, btc])
+    }
+  })
+
   it('forgets the oldest closed orders past 10,000, but none that closed in the last 10 s', () => {
     const history = new OrderHistory()
     const count = ordersPerAccountMax * 2 + 1
