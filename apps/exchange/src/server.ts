@@ -221,10 +221,7 @@ export async function createExchangeServer(
   )
   const metrics = createMetrics()
   service.onOutcome((command, outcome) => {
-    metrics.commands.inc({
-      kind: command.type,
-      outcome: outcome.ok ? 'accepted' : String(outcome.errorCode),
-    })
+    metrics.countCommand(command.type, outcome.ok ? 'accepted' : String(outcome.errorCode))
   })
   const simulator = config.simulator
     ? await createSimulator(accounts, service, listing, () => clock.nowMs(), config)

@@ -272,6 +272,20 @@ describe('operations', () => {
     // The socket's request, timed from its arrival to its reply.
     expect(counter('polder_ws_request_seconds_count')).toBeGreaterThanOrEqual(1)
     expect(text).toMatch(/^polder_ws_request_seconds_bucket\{le="0\.001"\} \d+$/m)
+    // Commands are counted once each, however often /metrics is read between them.
+    await server.service.submit({
+      type: 'deposit',
+      timestamp: 1,
+      accountId: 1,
+      asset: 'EUR',
+      amount: '1',
+      reference: 'taken again',
+    })
+    for (const total of [2, 2]) {
+      const again = await (await fetch(`${baseUrl}/metrics`)).text()
+      expect(again).toContain(`polder_commands_total{kind="deposit",outcome="accepted"} ${total}`)
+      expect(again).toContain('polder_commands_total{kind="deposit",outcome="205"} 1')
+    }
     ws.close()
   })
 
