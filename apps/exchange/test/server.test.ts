@@ -231,27 +231,22 @@ describe('shutdown', () => {
 
 describe('operations', () => {
   it('serves Prometheus metrics with command counts, open sockets and event-loop lag', async () => {
+    const deposit = (amount: string, reference: string) =>
+      server.service.submit({
+        type: 'deposit',
+        timestamp: 1,
+        accountId: 1,
+        asset: 'EUR',
+        amount,
+        reference,
+      })
     const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
     await new Promise((resolve) => ws.once('open', resolve))
     const answered = new Promise((resolve) => ws.once('message', resolve))
     ws.send(JSON.stringify({ action: 'getTime', requestId: 1 }))
     await answered
-    await server.service.submit({
-      type: 'deposit',
-      timestamp: 1,
-      accountId: 1,
-      asset: 'EUR',
-      amount: '0',
-      reference: 'refused',
-    })
-    await server.service.submit({
-      type: 'deposit',
-      timestamp: 1,
-      accountId: 1,
-      asset: 'EUR',
-      amount: '1',
-      reference: 'taken',
-    })
+    await deposit('0', 'refused')
+    await deposit('1', 'taken')
     const response = await fetch(`${baseUrl}/metrics`)
     expect(response.status).toBe(200)
     const text = await response.text()
@@ -273,14 +268,7 @@ describe('operations', () => {
     expect(counter('polder_ws_request_seconds_count')).toBeGreaterThanOrEqual(1)
     expect(text).toMatch(/^polder_ws_request_seconds_bucket\{le="0\.001"\} \d+$/m)
     // Commands are counted once each, however often /metrics is read between them.
-    await server.service.submit({
-      type: 'deposit',
-      timestamp: 1,
-      accountId: 1,
-      asset: 'EUR',
-      amount: '1',
-      reference: 'taken again',
-    })
+    await deposit('1', 'taken again')
     for (const total of [2, 2]) {
       const again = await (await fetch(`${baseUrl}/metrics`)).text()
       expect(again).toContain(`polder_commands_total{kind="deposit",outcome="accepted"} ${total}`)
