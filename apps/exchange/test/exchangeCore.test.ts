@@ -83,6 +83,28 @@ describe('exchange core: orders are funded by holds', () => {
     expect(core.ledger.balance(1, 'EUR')).toEqual({ available: eur(100), inOrder: 0n })
   })
 
+  it('refuses an order with the id of one the history holds in another market (205 orderId), and nothing changes', () => {
+    const core = coreWithMarket()
+    core.apply({
+      type: 'addMarket',
+      timestamp: 0,
+      config: { ...btcEur, market: 'ETH-EUR', base: 'ETH' },
+    })
+    deposit(core, 1, 'EUR', eur(1000))
+    const buy = order(1, { price: 50_000, amount: sats(0.01) })
+    expect(core.apply(buy).ok).toBe(true)
+    const again = { ...buy, market: 'ETH-EUR', price: 100 }
+    expect(core.apply(again)).toMatchObject({ ok: false, errorCode: 205 })
+    expect(core.engine.openOrders('ETH-EUR')).toEqual([])
+    // Closed, it is still held (and listed), and its id still taken.
+    const cancel = { accountId: 1, market: 'BTC-EUR', orderId: buy.orderId }
+    expect(core.apply({ type: 'cancelOrder', timestamp: 3_000, ...cancel }).ok).toBe(true)
+    expect(core.apply(again)).toMatchObject({ ok: false, errorCode: 205 })
+    expect(core.ledger.balance(1, 'EUR')).toEqual({ available: eur(1000), inOrder: 0n })
+    expect(core.history.order('BTC-EUR', buy.orderId)?.state.status).toBe('canceled')
+    expect(core.history.order('ETH-EUR', buy.orderId)).toBeUndefined()
+  })
+
   it('a fill moves base and quote, charges maker and taker fees, and releases what the buyer did not spend', () => {
     const core = coreWithMarket()
     deposit(core, 1, 'EUR', eur(1000))

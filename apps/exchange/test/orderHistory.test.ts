@@ -66,16 +66,19 @@ describe('order history', () => {
     history.record(eventsOf(btc))
     history.record(eventsOf(eth))
     const snapshot = JSON.parse(JSON.stringify(history.snapshot())) as OrderHistorySnapshot
-    // The snapshot names each order by market and id; its account lists name them by id.
+    // The snapshot names each order by market and id; its account lists name them by id, in a
+    // field of their own (a build of before reads `byAccount` as market-and-id keys).
     expect([...snapshot.orders].map(([key]) => key)).toEqual([
       `BTC-EUR ${idOf(2)}`,
       `ETH-EUR ${idOf(3)}`,
     ])
-    expect(snapshot.byAccount).toEqual([[1, [idOf(2), idOf(3)]]])
-    const older = {
+    expect(snapshot.byAccount).toEqual([])
+    expect(snapshot.orderIdsByAccount).toEqual([[1, [idOf(2), idOf(3)]]])
+    const older: OrderHistorySnapshot = {
       ...snapshot,
       byAccount: [[1, [`BTC-EUR ${idOf(2)}`, `ETH-EUR ${idOf(3)}`]]],
-    } as OrderHistorySnapshot
+      orderIdsByAccount: undefined,
+    }
     for (const restored of [OrderHistory.restore(snapshot), OrderHistory.restore(older)]) {
       expect(restored.ordersIn(1, 'BTC-EUR', everything)).toEqual([btc])
       expect(restored.ordersIn(1, 'ETH-EUR', everything)).toEqual([eth])

@@ -953,6 +953,10 @@ export class ExchangeCore {
   }
 
   #place(command: PlaceOrder): CoreOutcome {
+    // The history keeps orders by id alone: an id it holds, of any market, is not taken again
+    // (the engine refuses the ids of its own market's open and recent orders the same way).
+    if (this.history.holds(command.orderId))
+      return { ok: false, ...protocolError(205, { param: 'orderId' }).body }
     // Only while the group's countdown runs: an order in a group nobody watches over, or one
     // whose countdown ran out, would rest without the protection its owner asked for.
     if (command.codGroupId !== undefined && command.codGroupId !== 0) {

@@ -129,19 +129,22 @@ export type OrderHistorySnapshot = {
    * order's state is its kept JSON text.
    */
   orders: Iterable<[key: string, record: { state: OrderState | RawJson; fills: FillEvent[] }]>
-  /** Order ids (before 2026-11-27, `${market} ${orderId}` keys, which are read back too). */
+  /**
+   * Each account's orders as `${market} ${orderId}`, oldest first: what snapshots held before
+   * 2026-11-27, read back still. Empty since, so that a build of before then, given a newer
+   * snapshot, lists none of its orders (the order archive has the closed ones) instead of taking
+   * ids for keys (its trim of an account's orders would then fail while applying a command).
+   */
   byAccount: [accountId: number, keys: string[]][]
+  /** Each account's order ids, oldest first (since 2026-11-27). */
+  orderIdsByAccount?: [accountId: number, orderIds: string[]][]
   fillsByAccount: [accountId: number, fills: FillEvent[]][]
   trades: [market: string, trades: TradeEvent[]][]
 }
 
-/**
- * The order id in a snapshot's key: `${market} ${orderId}` (neither has a space), or before
- * 2026-11-27 in `byAccount`, the same; an order id alone since.
- */
+/** The order id in a snapshot's `${market} ${orderId}` key (neither has a space). */
 function orderIdOfKey(key: string): string {
-  const space = key.indexOf(' ')
-  return space < 0 ? key : key.slice(space + 1)
+  return key.slice(key.indexOf(' ') + 1)
 }
 
 export class OrderHistory {
@@ -198,7 +201,8 @@ export class OrderHistory {
           },
         ]
       }),
-      byAccount: [...this.#byAccount].map(([accountId, keys]) => [accountId, [...keys]]),
+      byAccount: [],
+      orderIdsByAccount: [...this.#byAccount].map(([accountId, ids]) => [accountId, [...ids]]),
       fillsByAccount: [...this.#fillsByAccount].map(([accountId, fills]) => [
         accountId,
         [...fills],
@@ -222,6 +226,8 @@ export class OrderHistory {
     }
     for (const [accountId, keys] of snapshot.byAccount)
       history.#byAccount.set(accountId, keys.map(orderIdOfKey))
+    for (const [accountId, orderIds] of snapshot.orderIdsByAccount ?? [])
+      history.#byAccount.set(accountId, orderIds)
     for (const [accountId, fills] of snapshot.fillsByAccount)
       history.#fillsByAccount.set(accountId, fills)
     for (const [market, trades] of snapshot.trades) history.#trades.set(market, trades)
@@ -365,6 +371,14 @@ export class OrderHistory {
   order(market: string, orderId: string): OrderRecord | undefined {
     const kept = this.#order(market, orderId)
     return kept === undefined ? undefined : { state: stateOf(kept), fills: kept.fills }
+  }
+
+  /**
+   * Whether an order with this id is held, in any market: the core refuses a new order with the
+   * id of one held (ids are unique by construction; this keeps one order to an id if not).
+   */
+  holds(orderId: string): boolean {
+    return this.#orders.has(orderId)
   }
 
   /** The order with this id if it is in this market (an id of another market's is not). */
