@@ -76,6 +76,15 @@ describe('ledger', () => {
     expect(formatLedgerUnits(btc(1), 8)).toBe('0.00000001')
     expect(formatLedgerUnits(btc(1), 2)).toBe('0.00')
     expect(formatLedgerUnits(0n, 0)).toBe('0')
+    expect(formatLedgerUnits(toLedgerUnits(7n, 18), 18)).toBe('0.000000000000000007')
+    expect(formatLedgerUnits(-eur(0.5), 2)).toBe('-0.50')
+  })
+
+  it('refuses decimals outside 0 to 18, or not whole, in both directions', () => {
+    for (const decimals of [-1, 19, 2.5]) {
+      expect(() => toLedgerUnits(1, decimals)).toThrow(RangeError)
+      expect(() => formatLedgerUnits(1n, decimals)).toThrow(RangeError)
+    }
   })
 
   it('property: any sequence of movements keeps customers + fees = deposits − withdrawals', () => {

@@ -255,10 +255,14 @@ export class Ledger {
   }
 
   #post(kind: EntryKind, reference: string, timestampMs: number, postings: Posting[]): LedgerEntry {
-    const sums = new Map<string, bigint>()
-    for (const posting of postings)
-      sums.set(posting.asset, (sums.get(posting.asset) ?? 0n) + posting.delta)
-    for (const [asset, sum] of sums) {
+    // Each asset's postings sum to zero. An entry has two to six postings: each asset is summed
+    // where it first appears, without a map made for every entry.
+    for (let first = 0; first < postings.length; first += 1) {
+      const { asset } = postings[first]!
+      if (postings.findIndex((posting) => posting.asset === asset) < first) continue
+      let sum = 0n
+      for (let index = first; index < postings.length; index += 1)
+        if (postings[index]!.asset === asset) sum += postings[index]!.delta
       if (sum !== 0n)
         throw new LedgerInvariantError(`${kind} ${reference}: ${asset} postings sum to ${sum}`)
     }
@@ -308,17 +312,25 @@ function assertPositive(amount: bigint): void {
   if (amount <= 0n) throw new RangeError(`amount must be positive, got ${amount}`)
 }
 
+/** 10^0 to 10^18 as bigints, computed once (an exponentiation made a new bigint at every call). */
+const powersOfTen = Array.from({ length: ledgerDecimals + 1 }, (_, power) => 10n ** BigInt(power))
+
+/** Ledger units in one unit of 10^-decimals. */
+function unitScale(decimals: number): bigint {
+  const scale = powersOfTen[ledgerDecimals - decimals]
+  if (scale === undefined) throw new RangeError(`decimals ${decimals} out of range`)
+  return scale
+}
+
 /** Converts an integer count of 10^-decimals units to ledger units. */
 export function toLedgerUnits(units: number | bigint, decimals: number): bigint {
-  if (decimals > ledgerDecimals || decimals < 0)
-    throw new RangeError(`decimals ${decimals} out of range`)
-  return BigInt(units) * 10n ** BigInt(ledgerDecimals - decimals)
+  return BigInt(units) * unitScale(decimals)
 }
 
 /** Formats ledger units as a plain decimal string with `decimals` digits, rounding down. */
 export function formatLedgerUnits(amount: bigint, decimals: number): string {
   const negative = amount < 0n
-  const scaled = (negative ? -amount : amount) / 10n ** BigInt(ledgerDecimals - decimals)
+  const scaled = (negative ? -amount : amount) / unitScale(decimals)
   const digits = scaled.toString().padStart(decimals + 1, '0')
   const whole = digits.slice(0, digits.length - decimals)
   const fraction = digits.slice(digits.length - decimals)
