@@ -1,5 +1,8 @@
 // GET /v2/trades and GET /v2/account/history beyond the core's memory: the fill archive serves an
 // account's every fill, where the core keeps only its newest 5,000 to 10,000 per account.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fillsPerAccountMax } from '../src/core/orderHistory.ts'
 import type { ExchangeServer } from '../src/server.ts'
@@ -17,13 +20,20 @@ let buyerId: number
 /** More than the core ever keeps of one account (it trims back to 5,000 past 10,000). */
 const fillCount = fillsPerAccountMax * 2 + 50
 
+// On a data directory: the fill archive in a file, the ledger's reads on its reading thread.
+const dataDir = mkdtempSync(join(tmpdir(), 'polder-fills-'))
+
 beforeAll(async () => {
   ;({ server, baseUrl, buyerId, buyerKey, sellerKey } = await serverWithManyTrades({
     count: fillCount,
     startMs,
+    dataDir,
   }))
 }, 120_000)
-afterAll(() => server.close())
+afterAll(async () => {
+  await server.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
 
 const trades = async (who: ApiKey, query: string): Promise<PrivateTrade[]> => {
   const response = await signedRequest(baseUrl, who, 'GET', `/v2/trades?market=BTC-EUR&${query}`)
@@ -96,6 +106,29 @@ describe('GET /v2/account/history beyond the core memory', () => {
       items: [],
       totalPages: first.totalPages,
     })
+  })
+
+  it("answers 108 to a read asked while three of the account's are under way, and the rest in full", async () => {
+    // Each read walks the account's 10,000 fills, one read of an account at a time: eight asked
+    // at once arrive well before the first three are done.
+    const asked = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        signedRequest(baseUrl, buyerKey, 'GET', '/v2/account/history?maxItems=100'),
+      ),
+    )
+    const busy = asked.filter((response) => response.status === 503)
+    expect(busy.length).toBeGreaterThan(0)
+    for (const response of busy)
+      expect(response.json).toMatchObject({
+        errorCode: 108,
+        error: expect.stringContaining('could not process your request in time'),
+      })
+    for (const response of asked.filter((each) => each.status !== 503)) {
+      expect(response.status).toBe(200)
+      expect(response.json.items).toHaveLength(100)
+    }
+    // Once they are done, the account reads again.
+    expect((await ledger('maxItems=1')).items).toHaveLength(1)
   })
 
   it('filters by type and by a window of ISO or millisecond dates', async () => {
