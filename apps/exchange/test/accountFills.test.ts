@@ -4,10 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
 import { fillsPerAccountMax } from '../src/core/orderHistory.ts'
 import type { ExchangeServer } from '../src/server.ts'
 import { serverWithManyTrades } from './fixtures/manyTrades.ts'
 import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
+import { authenticateRequest } from './fixtures/trader.ts'
 
 type PrivateTrade = { id: string; timestamp: number; side: string; taker: boolean; fee: string }
 
@@ -31,7 +33,7 @@ beforeAll(async () => {
   }))
 }, 120_000)
 afterAll(async () => {
-  await server.close()
+  await server?.close()
   rmSync(dataDir, { recursive: true, force: true })
 })
 
@@ -73,6 +75,13 @@ describe('GET /v2/trades beyond the core memory', () => {
   })
 })
 
+type WsReply = {
+  action?: string
+  requestId: number
+  errorCode?: number
+  response: LedgerPage
+}
+
 type LedgerPage = {
   items: { transactionId: string; type: string; executedAt: string; receivedAmount: string }[]
   currentPage: number
@@ -109,24 +118,32 @@ describe('GET /v2/account/history beyond the core memory', () => {
   })
 
   it("answers 108 to a read asked while three of the account's are under way, and the rest in full", async () => {
-    // Each read walks the account's 10,000 fills, one read of an account at a time: eight asked
-    // at once arrive well before the first three are done.
-    const asked = await Promise.all(
-      Array.from({ length: 8 }, () =>
-        signedRequest(baseUrl, buyerKey, 'GET', '/v2/account/history?maxItems=100'),
-      ),
-    )
-    const busy = asked.filter((response) => response.status === 503)
+    // Eight asked at once on one socket reach the server together; each read walks the account's
+    // 10,000 fills on the archive's reading thread, one read of an account at a time.
+    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+    await new Promise((resolve) => ws.once('open', resolve))
+    const received: WsReply[] = []
+    ws.on('message', (data) => received.push(JSON.parse(data.toString())))
+    ws.send(JSON.stringify(authenticateRequest(buyerKey)))
+    await expect.poll(() => received).toContainEqual({ event: 'authenticate', authenticated: true })
+    const action = 'privateGetTransactionHistory'
+    for (let requestId = 1; requestId <= 8; requestId += 1)
+      ws.send(JSON.stringify({ action, requestId, maxItems: 100 }))
+    await expect.poll(() => received.filter((reply) => reply.action === action).length).toBe(8)
+    const replies = received.filter((reply) => reply.action === action)
+    const busy = replies.filter((reply) => reply.errorCode !== undefined)
     expect(busy.length).toBeGreaterThan(0)
-    for (const response of busy)
-      expect(response.json).toMatchObject({
+    for (const reply of busy)
+      expect(reply).toMatchObject({
         errorCode: 108,
         error: expect.stringContaining('could not process your request in time'),
       })
-    for (const response of asked.filter((each) => each.status !== 503)) {
-      expect(response.status).toBe(200)
-      expect(response.json.items).toHaveLength(100)
-    }
+    for (const reply of replies.filter((each) => each.errorCode === undefined))
+      expect(reply.response.items).toHaveLength(100)
+    expect(replies.map((reply) => reply.requestId).sort((a, b) => a - b)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8,
+    ])
+    ws.close()
     // Once they are done, the account reads again.
     expect((await ledger('maxItems=1')).items).toHaveLength(1)
   })

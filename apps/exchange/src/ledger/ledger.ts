@@ -317,7 +317,7 @@ const powersOfTen = Array.from({ length: ledgerDecimals + 1 }, (_, power) => 10n
 
 /** Ledger units in one unit of 10^-decimals. */
 function unitScale(decimals: number): bigint {
-  const scale = powersOfTen[ledgerDecimals - decimals]
+  const scale = Number.isInteger(decimals) ? powersOfTen[ledgerDecimals - decimals] : undefined
   if (scale === undefined) throw new RangeError(`decimals ${decimals} out of range`)
   return scale
 }
