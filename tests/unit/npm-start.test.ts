@@ -76,10 +76,24 @@ describe('npm start', () => {
     const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()))
     process.kill(-child!.pid!, 'SIGINT')
     await exited
+    // npm may leave before the parts it started have stopped (the exchange flushes and closes its
+    // sockets first): the whole process group is waited for, and a keep-alive connection of the
+    // test's own could otherwise still be answered in between.
+    const groupAlive = () => {
+      try {
+        process.kill(-child!.pid!, 0)
+        return true
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code === 'EPERM'
+      }
+    }
+    const deadline = Date.now() + 15_000
+    while (groupAlive() && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50))
+    expect(groupAlive(), 'a part of npm start still runs 15 s after Ctrl+C').toBe(false)
     const httpUrls = printedUrls.filter((url) => url.startsWith('http'))
     expect(httpUrls.length).toBeGreaterThan(0)
     for (const url of httpUrls) {
       await expect(fetch(url, { signal: AbortSignal.timeout(2_000) }), url).rejects.toThrow()
     }
-  }, 20_000)
+  }, 30_000)
 })
