@@ -4,7 +4,7 @@
 // installed yet when it runs. It installs what is missing, then hands over to the real job,
 // which runs on the Node.js 24 that the repository pins as a devDependency (npm puts
 // node_modules/.bin first on the PATH of every npm script).
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -68,6 +68,21 @@ if (!pinned || Number(pinned.replace(/^v/, '').split('.')[0]) !== nodeMajorRequi
   process.exit(1)
 }
 
-// Forward any extra arguments (e.g. `npm test -- --project unit`) to the job.
-const status = run('npm', ['run', '--silent', jobs[job], '--', ...process.argv.slice(3)])
-process.exit(status)
+// Forward any extra arguments (e.g. `npm test -- --project unit`) to the job. It runs while this
+// process waits for it: Ctrl+C reaches the job too (the terminal signals the whole process
+// group), and this process leaves only once the job has stopped, so that npm gives the prompt
+// back when every part is down (without a handler, Node ended at once, and npm with it, while the
+// exchange was still flushing). A signal sent to this process alone is passed on to the job.
+const jobProcess = spawn('npm', ['run', '--silent', jobs[job], '--', ...process.argv.slice(3)], {
+  cwd: root,
+  stdio: 'inherit',
+})
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+  process.on(signal, () => {
+    if (jobProcess.exitCode === null && jobProcess.signalCode === null) jobProcess.kill(signal)
+  })
+jobProcess.once('error', (error) => {
+  console.error(`bootstrap: could not run npm: ${error.message}`)
+  process.exit(1)
+})
+jobProcess.once('exit', (code) => process.exit(code ?? 1))
