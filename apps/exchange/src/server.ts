@@ -97,7 +97,7 @@ export type ExchangeServer = {
    * sockets; reads the cached stored fee tiers again (every 15 s once listening; tests may
    * `run` it). Gives how many keys it found revoked and how many tiers changed.
    */
-  accountSweep: PeriodicTask<{ revokedKeys: number; feeTiers: number }>
+  accountSweep: PeriodicTask<{ revokedKeys: number; feeTiers: number; feeTiersForgotten: number }>
   /** Bearer token of the /admin endpoints (kept in the data directory when there is one). */
   adminToken: string
   /** Bearer token of /metrics from another host (`metrics.token` in the data directory). */
@@ -203,9 +203,15 @@ export async function createExchangeServer(
     await tradeArchive.prune(tradesKeptFromMs(), recentTradesPerMarketMax, markets)
   }, undefined)
   // A key revoked, or a fee tier changed, in the database directly holds within this interval
-  // (accountStore.ts).
+  // (accountStore.ts). Fee tiers no order has asked for lately are let go first (but those of
+  // accounts with an authenticated WebSocket), so that memory and the reads stay bounded by the
+  // accounts that trade, not by every account seen since the start.
   const accountSweep = new PeriodicTask(
     async () => {
+      const connected = new Set<number>()
+      for (const connection of hub.connections)
+        if (connection.caller !== undefined) connected.add(connection.caller.accountId)
+      const feeTiersForgotten = accounts.forgetIdleFeeTiers((accountId) => connected.has(accountId))
       // Each part runs whether or not the other fails; a failure is reported after both.
       const [revokedKeys, tiers] = await Promise.allSettled([
         accounts.sweepRevokedKeys(),
@@ -215,9 +221,10 @@ export async function createExchangeServer(
       return {
         revokedKeys: (revokedKeys as PromiseFulfilledResult<number>).value,
         feeTiers: (tiers as PromiseFulfilledResult<number>).value,
+        feeTiersForgotten,
       }
     },
-    { revokedKeys: 0, feeTiers: 0 },
+    { revokedKeys: 0, feeTiers: 0, feeTiersForgotten: 0 },
   )
   const metrics = createMetrics()
   service.onOutcome((command, outcome) => {

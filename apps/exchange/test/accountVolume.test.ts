@@ -5,12 +5,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { WebSocket } from 'ws'
+import { feeTierIdleMs } from '../src/accounts/accountStore.ts'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
 import { startTestServer } from './fixtures/testServer.ts'
-import { createTrader, type Trader } from './fixtures/trader.ts'
+import { authenticateRequest, createTrader, type Trader } from './fixtures/trader.ts'
 
 let server: ExchangeServer
 let baseUrl: string
@@ -176,6 +178,72 @@ describe('the 30-day volume across a restart', () => {
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('fee tiers kept in memory', () => {
+  it('are let go once no order has asked for them in a while, but those of accounts with an authenticated WebSocket', async () => {
+    let shiftMs = 0
+    const clock = { nowMs: () => Date.now() + shiftMs }
+    const started = await startTestServer({}, clock)
+    const ws = new WebSocket(`${started.baseUrl.replace('http', 'ws')}/v2`)
+    const opened = new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
+    try {
+      const overRest = await createTrader(started.server, 'tier-rest@example.com', { EUR: '10000' })
+      const overWs = await createTrader(started.server, 'tier-ws@example.com', { EUR: '10000' })
+      const order = (who: Trader) =>
+        signedRequest(started.baseUrl, who, 'POST', '/v2/order', {
+          body: {
+            market: 'BTC-EUR',
+            side: 'buy',
+            orderType: 'limit',
+            amount: '0.01',
+            price: '900',
+          },
+          timestampMs: clock.nowMs(),
+        })
+      for (const who of [overRest, overWs]) expect((await order(who)).status).toBe(200)
+      const authenticated = new Promise<unknown>((resolve, reject) => {
+        ws.once('message', (data) => resolve(JSON.parse(String(data))))
+        ws.once('error', reject)
+      })
+      await opened
+      ws.send(JSON.stringify(authenticateRequest(overWs, clock.nowMs())))
+      expect(await authenticated).toEqual({ event: 'authenticate', authenticated: true })
+      const { accounts } = started.server
+      expect([
+        accounts.cachedFeeTier(overRest.accountId),
+        accounts.cachedFeeTier(overWs.accountId),
+      ]).toEqual([0, 0])
+
+      // Used just now: kept.
+      expect((await started.server.accountSweep.run()).feeTiersForgotten).toBe(0)
+      shiftMs = feeTierIdleMs + 1_000
+      expect((await started.server.accountSweep.run()).feeTiersForgotten).toBe(1)
+      expect(accounts.cachedFeeTier(overRest.accountId)).toBeUndefined()
+      expect(accounts.cachedFeeTier(overWs.accountId)).toBe(0)
+
+      // A tier stored meanwhile holds from the next order, which reads it anew: 0.12% of 1,000 EUR
+      // taken (tier 3) is 1.20 EUR, where tier 0 takes 2.50.
+      await started.server.storage.query('update accounts set fee_tier = 3 where id = $1', [
+        overRest.accountId,
+      ])
+      const seller = await createTrader(started.server, 'tier-seller@example.com', { BTC: '1' })
+      const sell = await signedRequest(started.baseUrl, seller, 'POST', '/v2/order', {
+        body: { market: 'BTC-EUR', side: 'sell', orderType: 'limit', amount: '1', price: '1000' },
+        timestampMs: clock.nowMs(),
+      })
+      expect(sell.json.status).toBe('new')
+      const taken = await signedRequest(started.baseUrl, overRest, 'POST', '/v2/order', {
+        body: { market: 'BTC-EUR', side: 'buy', orderType: 'market', amount: '1' },
+        timestampMs: clock.nowMs(),
+      })
+      expect(taken.json.fills).toEqual([expect.objectContaining({ fee: '1.20000000' })])
+      expect(accounts.cachedFeeTier(overRest.accountId)).toBe(3)
+    } finally {
+      ws.close()
+      await started.server.close()
     }
   })
 })

@@ -86,14 +86,20 @@ export function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex')
 }
 
+/** A stored fee tier as kept, and when an order last asked for it. */
+type KeptFeeTier = { tier: number; usedAtMs: number }
+
+/** A kept fee tier no order has asked for this long is let go (unless `forgetIdleFeeTiers` is told to keep it). */
+export const feeTierIdleMs = 10 * 60_000
+
 export class AccountStore {
   readonly #driver: SqlDriver
   readonly #box: SecretBox
   readonly #nowMs: () => number
   readonly #keyCache = new Map<string, ApiKeyRecord | null>()
   readonly #revokedListeners: ((credential: RevokedCredential) => void)[] = []
-  /** The fee tier stored with each account read so far. */
-  readonly #feeTiers = new Map<number, number>()
+  /** The fee tier stored with each account read and used lately (see `forgetIdleFeeTiers`). */
+  readonly #feeTiers = new Map<number, KeptFeeTier>()
   /**
    * Each account's count of tiers set through `setFeeTier`: a read that started before a set
    * finished must not put back the tier the set replaced.
@@ -256,9 +262,37 @@ export class AccountStore {
     return found
   }
 
-  /** The fee tier stored with the account as last read; undefined before `loadFeeTier`. */
+  /**
+   * The fee tier stored with the account as last read; undefined before `loadFeeTier`, and once
+   * `forgetIdleFeeTiers` has let it go.
+   */
   cachedFeeTier(accountId: number): number | undefined {
-    return this.#feeTiers.get(accountId)
+    const kept = this.#feeTiers.get(accountId)
+    if (kept === undefined) return undefined
+    kept.usedAtMs = this.#nowMs()
+    return kept.tier
+  }
+
+  /** How many fee tiers are kept (for tests and /metrics). */
+  get keptFeeTiers(): number {
+    return this.#feeTiers.size
+  }
+
+  /**
+   * Lets go of the fee tiers no order has asked for in `feeTierIdleMs`, but those `keep` names
+   * (the server keeps every account with an authenticated WebSocket: its orders must find the tier
+   * at once, so that none waits for a read while a later request of its connection goes ahead).
+   * An account's next order reads its tier again. Returns how many were let go.
+   */
+  forgetIdleFeeTiers(keep: (accountId: number) => boolean = () => false): number {
+    const idleBeforeMs = this.#nowMs() - feeTierIdleMs
+    let forgotten = 0
+    for (const [accountId, kept] of this.#feeTiers) {
+      if (kept.usedAtMs > idleBeforeMs || keep(accountId)) continue
+      this.#feeTiers.delete(accountId)
+      forgotten += 1
+    }
+    return forgotten
   }
 
   /**
@@ -269,8 +303,8 @@ export class AccountStore {
     const sets = this.#feeTierSets.get(accountId)
     const tier = this.#feeTierOf((await this.findAccount(accountId))?.feeTier ?? 0)
     const kept = this.#feeTiers.get(accountId)
-    if (this.#feeTierSets.get(accountId) !== sets && kept !== undefined) return kept
-    this.#feeTiers.set(accountId, tier)
+    if (this.#feeTierSets.get(accountId) !== sets && kept !== undefined) return kept.tier
+    this.#feeTiers.set(accountId, { tier, usedAtMs: this.#nowMs() })
     return tier
   }
 
@@ -287,7 +321,9 @@ export class AccountStore {
     )
     countSet()
     if (rows.length === 0) return false
-    this.#feeTiers.set(accountId, tier)
+    const kept = this.#feeTiers.get(accountId)
+    if (kept === undefined) this.#feeTiers.set(accountId, { tier, usedAtMs: this.#nowMs() })
+    else kept.tier = tier
     return true
   }
 
@@ -311,8 +347,10 @@ export class AccountStore {
         // A tier set meanwhile is newer than what was read; a deleted account pays tier 0.
         if (this.#feeTierSets.get(id) !== sets[index]) continue
         const tier = read.get(id) ?? 0
-        if (this.#feeTiers.get(id) === tier) continue
-        this.#feeTiers.set(id, tier)
+        const kept = this.#feeTiers.get(id)
+        // Let go meanwhile (`forgetIdleFeeTiers`): the next order reads it anew.
+        if (kept === undefined || kept.tier === tier) continue
+        kept.tier = tier
         changed += 1
       }
     }
