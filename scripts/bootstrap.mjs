@@ -72,17 +72,24 @@ if (!pinned || Number(pinned.replace(/^v/, '').split('.')[0]) !== nodeMajorRequi
 // process waits for it: Ctrl+C reaches the job too (the terminal signals the whole process
 // group), and this process leaves only once the job has stopped, so that npm gives the prompt
 // back when every part is down (without a handler, Node ended at once, and npm with it, while the
-// exchange was still flushing). A signal sent to this process alone is passed on to the job.
+// exchange was still flushing). A signal sent to this process alone is passed on to the job
+// (package.json's scripts `exec` theirs, so that no shell between npm and Node dies of it first).
+const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP']
 const jobProcess = spawn('npm', ['run', '--silent', jobs[job], '--', ...process.argv.slice(3)], {
   cwd: root,
   stdio: 'inherit',
 })
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
-  process.on(signal, () => {
-    if (jobProcess.exitCode === null && jobProcess.signalCode === null) jobProcess.kill(signal)
-  })
+const passOn = (signal) => {
+  if (jobProcess.exitCode === null && jobProcess.signalCode === null) jobProcess.kill(signal)
+}
+for (const signal of forwarded) process.on(signal, passOn)
 jobProcess.once('error', (error) => {
   console.error(`bootstrap: could not run npm: ${error.message}`)
   process.exit(1)
 })
-jobProcess.once('exit', (code) => process.exit(code ?? 1))
+jobProcess.once('exit', (code, signal) => {
+  if (signal === null) process.exit(code ?? 1)
+  // Ended by a signal: end the same way, so that whoever waits sees which (as npm itself does).
+  for (const name of forwarded) process.off(name, passOn)
+  process.kill(process.pid, signal)
+})

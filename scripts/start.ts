@@ -82,20 +82,20 @@ function stopAll(exitCode: number): void {
   stopping = true
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
   const forceAfterMs = 10_000
+  const exited = (child: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve()
+      else child.once('exit', () => resolve())
+    })
+  let forced = false
   const timer = setTimeout(() => {
+    // Past the limit the parts are killed, and still waited for (a killed process is gone at
+    // once): whoever started this gets the prompt back when nothing of it runs.
+    forced = true
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
-    process.exit(exitCode || 1)
   }, forceAfterMs)
   timer.unref()
-  Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null) resolve()
-          else child.once('exit', () => resolve())
-        }),
-    ),
-  ).then(() => process.exit(exitCode))
+  Promise.all(children.map(exited)).then(() => process.exit(forced ? exitCode || 1 : exitCode))
 }
 
 process.on('SIGINT', () => stopAll(0))

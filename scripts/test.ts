@@ -96,6 +96,12 @@ const vitestRun = await new Promise<{ status: number | null }>((resolve, reject)
     process.stderr.write(text)
     crashes.feed(text)
   })
+  // A signal sent to this process alone (npm passes SIGTERM on) goes to vitest, which stops its
+  // test processes and servers; the summary below then says the run did not finish.
+  const passOn = (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+  }
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, passOn)
   child.once('error', reject)
   child.once('close', (status) => resolve({ status }))
 })

@@ -217,9 +217,13 @@ describe('fee tiers kept in memory', () => {
         accounts.cachedFeeTier(overWs.accountId),
       ]).toEqual([0, 0])
 
-      // Used just now: kept.
+      // Used just now: kept; an order keeps it for as long again.
       expect((await started.server.accountSweep.run()).feeTiersForgotten).toBe(0)
-      shiftMs = feeTierIdleMs + 1_000
+      shiftMs = feeTierIdleMs - 60_000
+      expect((await order(overRest)).status).toBe(200)
+      shiftMs = feeTierIdleMs + 60_000
+      expect((await started.server.accountSweep.run()).feeTiersForgotten).toBe(0)
+      shiftMs = 2 * feeTierIdleMs
       expect((await started.server.accountSweep.run()).feeTiersForgotten).toBe(1)
       expect(accounts.cachedFeeTier(overRest.accountId)).toBeUndefined()
       expect(accounts.cachedFeeTier(overWs.accountId)).toBe(0)

@@ -273,11 +273,6 @@ export class AccountStore {
     return kept.tier
   }
 
-  /** How many fee tiers are kept (for tests and /metrics). */
-  get keptFeeTiers(): number {
-    return this.#feeTiers.size
-  }
-
   /**
    * Lets go of the fee tiers no order has asked for in `feeTierIdleMs`, but those `keep` names
    * (the server keeps every account with an authenticated WebSocket: its orders must find the tier
@@ -302,8 +297,11 @@ export class AccountStore {
   async loadFeeTier(accountId: number): Promise<number> {
     const sets = this.#feeTierSets.get(accountId)
     const tier = this.#feeTierOf((await this.findAccount(accountId))?.feeTier ?? 0)
-    const kept = this.#feeTiers.get(accountId)
-    if (this.#feeTierSets.get(accountId) !== sets && kept !== undefined) return kept.tier
+    if (this.#feeTierSets.get(accountId) !== sets) {
+      // A set overtook this read: what it kept is newer; let go meanwhile, it is read again.
+      const kept = this.#feeTiers.get(accountId)
+      return kept === undefined ? this.loadFeeTier(accountId) : kept.tier
+    }
     this.#feeTiers.set(accountId, { tier, usedAtMs: this.#nowMs() })
     return tier
   }
@@ -321,9 +319,7 @@ export class AccountStore {
     )
     countSet()
     if (rows.length === 0) return false
-    const kept = this.#feeTiers.get(accountId)
-    if (kept === undefined) this.#feeTiers.set(accountId, { tier, usedAtMs: this.#nowMs() })
-    else kept.tier = tier
+    this.#feeTiers.set(accountId, { tier, usedAtMs: this.#nowMs() })
     return true
   }
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { AccountStore } from '../../src/accounts/accountStore.ts'
+import { AccountStore, feeTierIdleMs } from '../../src/accounts/accountStore.ts'
 import { createSecretBox } from '../../src/accounts/secretBox.ts'
 import { type Journal, JournalFailedError, openJournal } from '../../src/storage/journal.ts'
 import { migrate, migrations } from '../../src/storage/migrations.ts'
@@ -14,6 +14,25 @@ import { removeEmptyEmbeddedDir, storageTargets } from './storageTargets.ts'
 
 afterAll(removeEmptyEmbeddedDir)
 
+/**
+ * A driver whose reads of the accounts table are answered only when let go, as over a slow
+ * network: `hold(n)` holds the next n of them, each until `letGo`.
+ */
+function slowAccountReads(driver: SqlDriver) {
+  let release: () => void = () => {}
+  let holding = 0
+  const slow: SqlDriver = Object.assign(Object.create(driver) as SqlDriver, {
+    query: async (sql: string, params?: readonly unknown[]) => {
+      const rows = await driver.query(sql, params as never)
+      if (holding > 0 && sql.startsWith('select id,')) {
+        holding -= 1
+        await new Promise<void>((go) => (release = go))
+      }
+      return rows
+    },
+  })
+  return { slow, hold: (reads: number) => (holding = reads), letGo: () => release() }
+}
 describe.each(storageTargets)('storage on $name', (target) => {
   const cleanups: (() => Promise<void>)[] = []
   afterEach(async () => {
@@ -105,19 +124,10 @@ describe.each(storageTargets)('storage on $name', (target) => {
 
   it('accounts: a read of the fee tiers that a set overtakes keeps the set tier; a tier no tier has counts as 0', async () => {
     const { driver } = await open()
-    // Reads of the accounts table are answered only when let go, as over a slow network.
-    let letGo: () => void = () => {}
-    let held = false
-    const slow: SqlDriver = Object.assign(Object.create(driver) as SqlDriver, {
-      query: async (sql: string, params?: readonly unknown[]) => {
-        const rows = await driver.query(sql, params as never)
-        if (held && sql.startsWith('select id,')) await new Promise<void>((go) => (letGo = go))
-        return rows
-      },
-    })
+    const { slow, hold, letGo } = slowAccountReads(driver)
     const accounts = new AccountStore(slow, createSecretBox(randomBytes(32)))
     const account = await accounts.createAccount('race@example.com', 'a long password')
-    held = true
+    hold(Number.POSITIVE_INFINITY)
     const loading = accounts.loadFeeTier(account.id) // reads 0, answered late
     await new Promise((resolve) => setTimeout(resolve, 20))
     expect(await accounts.setFeeTier(account.id, 5)).toBe(true)
@@ -130,10 +140,37 @@ describe.each(storageTargets)('storage on $name', (target) => {
     letGo()
     expect(await refreshing).toBe(0)
     expect(accounts.cachedFeeTier(account.id)).toBe(7)
-    held = false
+    hold(0)
     await driver.query('update accounts set fee_tier = 42 where id = $1', [account.id])
     expect(await accounts.refreshFeeTiers()).toBe(1)
     expect(accounts.cachedFeeTier(account.id)).toBe(0)
+  })
+
+  it('accounts: a fee tier let go while a read that a set overtook was under way is read again, not put back as it was', async () => {
+    const { driver } = await open()
+    const { slow, hold, letGo } = slowAccountReads(driver)
+    let nowMs = 1_000_000
+    const accounts = new AccountStore(slow, createSecretBox(randomBytes(32)), () => nowMs)
+    const account = await accounts.createAccount('idle-race@example.com', 'a long password')
+    expect(await accounts.loadFeeTier(account.id)).toBe(0)
+    hold(1) // the read after this one is answered at once
+    const loading = accounts.loadFeeTier(account.id) // reads 0, answered late
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(await accounts.setFeeTier(account.id, 3)).toBe(true)
+    nowMs += feeTierIdleMs + 1
+    expect(accounts.forgetIdleFeeTiers()).toBe(1)
+    letGo()
+    expect(await loading).toBe(3)
+    expect(accounts.cachedFeeTier(account.id)).toBe(3)
+    // Asked for by an order, a tier stays; idle, it goes, and is read anew.
+    nowMs += feeTierIdleMs - 1
+    expect(accounts.forgetIdleFeeTiers()).toBe(0)
+    nowMs += feeTierIdleMs + 1
+    expect(accounts.forgetIdleFeeTiers((id) => id === account.id)).toBe(0)
+    expect(accounts.forgetIdleFeeTiers()).toBe(1)
+    expect(accounts.cachedFeeTier(account.id)).toBeUndefined()
+    expect(await accounts.refreshFeeTiers()).toBe(0)
+    expect(accounts.cachedFeeTier(account.id)).toBeUndefined()
   })
 
   it('journal: appends get consecutive sequence numbers and read back in order, payload intact', async () => {
