@@ -98,8 +98,7 @@ function stopAll(exitCode: number): void {
   Promise.all(children.map(exited)).then(() => process.exit(forced ? exitCode || 1 : exitCode))
 }
 
-process.on('SIGINT', () => stopAll(0))
-process.on('SIGTERM', () => stopAll(0))
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stopAll(0))
 
 function startPart(part: Part, args: string[]): Promise<ReadyUrl[]> {
   return new Promise((resolve, reject) => {

@@ -57,8 +57,9 @@ async function serve(argv: string[]): Promise<void> {
       },
     )
   }
-  process.on('SIGTERM', () => shutdown('SIGTERM'))
-  process.on('SIGINT', () => shutdown('SIGINT'))
+  // SIGHUP too: a terminal closed under `npm start` ends the server as Ctrl+C does, flushed.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
+    process.on(signal, () => shutdown(signal))
 }
 
 async function adminCall(

@@ -88,7 +88,6 @@ if (import.meta.main) {
       server.close(() => process.exit(0))
       server.closeAllConnections()
     }
-    process.on('SIGTERM', stop)
-    process.on('SIGINT', stop)
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, stop)
   }
 }
