@@ -66,6 +66,11 @@ import { type ArchivedOrder, openOrderArchive } from './storage/orderArchive.ts'
 import { openSnapshotStore } from './storage/snapshotStore.ts'
 import type { SqlDriver } from './storage/sqlDriver.ts'
 import { openTradeArchive } from './storage/tradeArchive.ts'
+import {
+  type ArchivedTransfer,
+  openTransferArchive,
+  type TransferPartition,
+} from './storage/transferArchive.ts'
 import { WithdrawalProcessor } from './transfers/withdrawalProcessor.ts'
 
 export type Clock = { nowMs(): number }
@@ -275,7 +280,43 @@ export async function createExchangeServer(
     for (const order of closedByCommand.get(command) ?? []) orderArchive.add(order)
     closedByCommand.delete(command)
   })
-  watchArchives(metrics, { trades: tradeArchive, fills: fillArchive, orders: orderArchive })
+  // And their deposits and withdrawals, each as it is recorded and again at each status a
+  // withdrawal takes: taken from the core as the command is applied, archived once durable. What
+  // the core recorded before (the replay, a first start after an upgrade) is caught up from its
+  // memory, as the fills are; a withdrawal's status is written again, in case a crash cut it off.
+  const transferArchive = openTransferArchive(location, storage)
+  service.core.history.takeTransferChanges()
+  const keptTransfers = function* (): Generator<[TransferPartition, ArchivedTransfer[]]> {
+    for (const [accountId, transfers] of service.core.history.keptTransfers())
+      if (!unarchivedAccounts.has(accountId))
+        yield [{ accountId }, transfers.map((transfer) => ({ accountId, ...transfer }))]
+  }
+  const transferCatchUp = await transferArchive.catchUp(keptTransfers())
+  for (const [, transfers] of keptTransfers())
+    for (const transfer of transfers)
+      if (transfer.kind === 'withdraw' && transfer.status !== undefined)
+        transferArchive.add(transfer)
+  const transfersByCommand = new WeakMap<object, ArchivedTransfer[]>()
+  service.onOutcome((command) => {
+    const changes = service.core.history.takeTransferChanges()
+    if (changes.length === 0) return
+    const archived: ArchivedTransfer[] = []
+    for (const { accountId, transfer } of changes)
+      if (!unarchivedAccounts.has(accountId)) archived.push({ accountId, ...transfer })
+    if (archived.length > 0) transfersByCommand.set(command, archived)
+  })
+  service.onDurable((command) => {
+    const archived = transfersByCommand.get(command)
+    if (archived === undefined) return
+    for (const transfer of archived) transferArchive.add(transfer)
+    transfersByCommand.delete(command)
+  })
+  watchArchives(metrics, {
+    trades: tradeArchive,
+    fills: fillArchive,
+    orders: orderArchive,
+    transfers: transferArchive,
+  })
   watchJournal(metrics, journal)
   const actions = new ActionRegistry().register('getTime', () => success({ time: clock.nowMs() }))
   const { warmAccount, currentFees } = registerExchangeActions(actions, {
@@ -287,6 +328,7 @@ export async function createExchangeServer(
     tradeArchive,
     fillArchive,
     orderArchive,
+    transferArchive,
     unarchivedAccounts,
     venue: config.venue,
     newOrders: new NewOrderLimiter({
@@ -390,37 +432,40 @@ export async function createExchangeServer(
     )
   if (candleHistory.backfilled > 0)
     app.log.info(candleHistory, 'backfilled simulated candle history')
-  if (tradeCatchUp.written > 0)
-    app.log.info(tradeCatchUp, 'wrote the public trades a stop left out of the trade archive')
-  if (tradeCatchUp.gaps.length > 0)
-    app.log.warn(
-      tradeCatchUp,
-      'the trade archive misses trades of these markets that the core no longer holds',
+  /** What an archive's catch-up wrote and what it could not, and its failed writes. */
+  const reportArchive = (
+    archive: { onError(listener: (error: Error) => void): void },
+    name: string,
+    catchUp: { written: number; gaps?: readonly unknown[] },
+    what: { written: string; gaps?: string },
+  ): void => {
+    if (catchUp.written > 0) app.log.info({ written: catchUp.written }, what.written)
+    if (catchUp.gaps !== undefined && catchUp.gaps.length > 0)
+      app.log.warn({ gaps: catchUp.gaps }, what.gaps)
+    archive.onError((error) =>
+      app.log.error({ err: error }, `${name} archive write failed; it is tried again`),
     )
-  tradeArchive.onError((error) =>
-    app.log.error({ err: error }, 'trade archive write failed; it is tried again'),
+  }
+  reportArchive(tradeArchive, 'trade', tradeCatchUp, {
+    written: 'wrote the public trades a stop left out of the trade archive',
+    gaps: 'the trade archive misses trades of these markets that the core no longer holds',
+  })
+  reportArchive(fillArchive, 'fill', fillCatchUp, {
+    written: 'wrote the fills a stop left out of the fill archive',
+    gaps: 'the fill archive may miss fills of these accounts and markets that the core no longer holds',
+  })
+  reportArchive(
+    orderArchive,
+    'order',
+    { written: orderCatchUp },
+    {
+      written: 'wrote again the closed orders a stop may have left out of the order archive',
+    },
   )
-  if (fillCatchUp.written > 0)
-    app.log.info(
-      { written: fillCatchUp.written },
-      'wrote the fills a stop left out of the fill archive',
-    )
-  if (fillCatchUp.gaps.length > 0)
-    app.log.warn(
-      { gaps: fillCatchUp.gaps },
-      'the fill archive may miss fills of these accounts and markets that the core no longer holds',
-    )
-  fillArchive.onError((error) =>
-    app.log.error({ err: error }, 'fill archive write failed; it is tried again'),
-  )
-  if (orderCatchUp > 0)
-    app.log.info(
-      { written: orderCatchUp },
-      'wrote again the closed orders a stop may have left out of the order archive',
-    )
-  orderArchive.onError((error) =>
-    app.log.error({ err: error }, 'order archive write failed; it is tried again'),
-  )
+  reportArchive(transferArchive, 'transfer', transferCatchUp, {
+    written: 'wrote the deposits and withdrawals a stop left out of the transfer archive',
+    gaps: 'the transfer archive misses deposits or withdrawals of these accounts that the core no longer holds',
+  })
 
   // The roots answer with a short index so that every URL `npm start` prints opens something.
   const index = {
@@ -721,6 +766,7 @@ export async function createExchangeServer(
       await tradeArchive.close()
       await fillArchive.close()
       await orderArchive.close()
+      await transferArchive.close()
       await journal.close()
       await storage.close()
     },

@@ -141,3 +141,58 @@ describe('order history', () => {
     expect(history.newestCloseMs()).toBe(t0 + 505)
   })
 })
+
+describe('transfers in the order history', () => {
+  const deposit = (reference: string, timestamp = t0) => ({
+    kind: 'deposit' as const,
+    timestamp,
+    asset: 'EUR',
+    amount: '1000000000000000000',
+    fee: '0',
+    reference,
+  })
+
+  it('are numbered per account, and those changed are handed over once, each as it was then', () => {
+    const history = new OrderHistory()
+    history.recordTransfer(1, deposit('a'))
+    history.recordTransfer(2, deposit('b'))
+    history.recordTransfer(1, { ...deposit('w'), kind: 'withdraw', status: 'awaiting_processing' })
+    expect(
+      history.takeTransferChanges().map(({ accountId, transfer }) => [accountId, transfer.seq]),
+    ).toEqual([
+      [1, 1],
+      [2, 1],
+      [1, 2],
+    ])
+    expect(history.takeTransferChanges()).toEqual([])
+    expect(history.setTransferStatus(1, 'w', 'sending')).toBe(true)
+    const [sending] = history.takeTransferChanges()
+    expect(history.setTransferStatus(1, 'w', 'completed')).toBe(true)
+    expect(sending).toMatchObject({ accountId: 1, transfer: { seq: 2, status: 'sending' } })
+    expect(history.takeTransferChanges()).toMatchObject([{ transfer: { status: 'completed' } }])
+  })
+
+  it('go on from their numbers after a snapshot; a snapshot from before the numbers has its transfers numbered from 1', () => {
+    const history = new OrderHistory()
+    for (const reference of ['a', 'b', 'c']) history.recordTransfer(1, deposit(reference))
+    const text = JSON.stringify(history.snapshot())
+    const restored = OrderHistory.restore(JSON.parse(text) as OrderHistorySnapshot)
+    restored.recordTransfer(1, deposit('d'))
+    expect(restored.transfersOf(1, 'deposit').map((transfer) => transfer.seq)).toEqual([4, 3, 2, 1])
+    expect(restored.takeTransferChanges()).toHaveLength(1) // the restore hands over nothing
+
+    const before = { ...JSON.parse(text), transferSeqs: undefined } as OrderHistorySnapshot
+    for (const [, transfers] of before.transfers!)
+      for (const transfer of transfers) delete (transfer as { seq?: number }).seq
+    const old = OrderHistory.restore(before)
+    old.recordTransfer(1, deposit('d'))
+    expect(
+      old.transfersOf(1, 'deposit').map((transfer) => [transfer.seq, transfer.reference]),
+    ).toEqual([
+      [4, 'd'],
+      [3, 'c'],
+      [2, 'b'],
+      [1, 'a'],
+    ])
+  })
+})

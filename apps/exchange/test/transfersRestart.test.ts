@@ -155,3 +155,35 @@ describe('a euro deposit across a kill -9', () => {
     await server.stop('SIGTERM')
   }, 120_000)
 })
+
+describe('a deposit whose archive write a kill -9 cut off', () => {
+  const servers = serverProcesses('polder-transfer-archive-restart-')
+
+  it('is written again from the journal at the next start, and listed', async () => {
+    let server = await servers.startTestServer()
+    const customer: Key = await server.admin('/admin/accounts', {
+      email: 'cut-off@example.com',
+      password: 'a long enough password',
+    })
+    await server.stop('SIGTERM')
+
+    // Killed the moment the confirmed payment is durable: its deposit queued for the transfer
+    // archive, which writes 100 ms later.
+    server = await servers.startTestServer({ POLDER_TEST_KILL_ON: 'updatePayment:committed' })
+    const exited = new Promise((resolve) => server.child.once('exit', resolve))
+    await signedRequest(server.url, customer, 'POST', '/exchange/payments/v1/deposits', {
+      body: { method: 'card', amount: '200' },
+    }).catch(() => {}) // no answer: the server is gone
+    await exited
+    expect(server.lines).toContain('KILLED committed updatePayment')
+
+    server = await servers.startTestServer()
+    expect(await signed(server, customer, 'GET', '/v2/depositHistory?symbol=EUR')).toMatchObject([
+      { symbol: 'EUR', amount: '200.00', fee: '3.50', status: 'completed' },
+    ])
+    expect(
+      (await signed(server, customer, 'GET', '/v2/account/history?type=deposit')).items,
+    ).toMatchObject([{ type: 'deposit', receivedAmount: '200.00' }])
+    await server.stop('SIGTERM')
+  }, 120_000)
+})

@@ -35,6 +35,7 @@ import type { SimulatedMarket } from '../simulator/marketSimulator.ts'
 import { type FillArchive, LedgerBusyError } from '../storage/fillArchive.ts'
 import type { OrderArchive } from '../storage/orderArchive.ts'
 import type { TradeArchive, TradeWindow } from '../storage/tradeArchive.ts'
+import type { TransferArchive, TransferQuery } from '../storage/transferArchive.ts'
 import {
   isValidAddress,
   isValidIban,
@@ -95,9 +96,10 @@ export type ExchangeActionDeps = {
   withdrawalDelayMs: number
   /** Every market's public trades (the core keeps only its recent ones). */
   tradeArchive: TradeArchive
-  /** Every account's fills and closed orders (the core keeps only its recent ones)... */
+  /** Every account's fills, closed orders and transfers (the core keeps only its recent ones)... */
   fillArchive: FillArchive
   orderArchive: OrderArchive
+  transferArchive: TransferArchive
   /** ...but those of these accounts (the simulator's), whose recent ones the core serves. */
   unarchivedAccounts: ReadonlySet<number>
   /** The exchange's Market Identifier Code, named by the MiCA reports. */
@@ -699,22 +701,49 @@ export function registerExchangeActions(
         })),
       )
     })
+  /**
+   * An account's transfers matching the query, newest first: from the transfer archive (every one
+   * the account ever had), or for an account the archive does not keep, from the core's memory.
+   */
+  const transfersOf = async (accountId: number, query: TransferQuery): Promise<Transfer[]> => {
+    if (!deps.unarchivedAccounts.has(accountId)) return deps.transferArchive.list(accountId, query)
+    const kinds = query.kind === undefined ? (['deposit', 'withdraw'] as const) : [query.kind]
+    return kinds
+      .flatMap((kind) => history.transfersOf(accountId, kind))
+      .filter(
+        (t) =>
+          (query.asset === undefined || t.asset === query.asset) &&
+          t.timestamp >= query.startMs &&
+          t.timestamp <= query.endMs,
+      )
+      .sort((a, b) => b.seq - a.seq)
+      .slice(0, query.limit)
+  }
   /** The account's deposits or withdrawals matching the symbol, time window and limit. */
   const transfersIn = (
     kind: 'deposit' | 'withdraw',
     params: Record<string, unknown>,
     caller: Caller,
-  ) => {
+  ): Promise<Transfer[]> => {
     const { start, end, limit } = listWindow(params)
-    return history
-      .transfersOf(requireCaller(caller), kind)
-      .filter(
-        (t) =>
-          (params.symbol === undefined || t.asset === params.symbol) &&
-          t.timestamp >= start &&
-          t.timestamp <= end,
-      )
-      .slice(0, limit)
+    return transfersOf(requireCaller(caller), {
+      kind,
+      ...(params.symbol === undefined ? {} : { asset: String(params.symbol) }),
+      startMs: start,
+      endMs: end,
+      limit,
+    })
+  }
+  /** A listing of transfers, or the protocol's 101 when the archive cannot be read. */
+  const listedTransfers = async (
+    listed: Promise<Transfer[]>,
+    item: (transfer: Transfer) => Record<string, unknown>,
+  ): Promise<ActionResult> => {
+    try {
+      return success((await listed).map(item))
+    } catch {
+      return failure(protocolError(101))
+    }
   }
 
   actions
@@ -789,34 +818,30 @@ export function registerExchangeActions(
       return success({ success: true, symbol: asset.symbol, amount: String(params.amount) })
     })
     .register('privateGetDepositHistory', (params, caller) => {
-      return success(
-        transfersIn('deposit', params, caller).map((t) => ({
-          timestamp: t.timestamp,
-          symbol: t.asset,
-          amount: formatLedgerUnits(BigInt(t.amount), decimalsOf(t.asset)),
-          // Always present, as the protocol lists it: '' where a payment method has none.
-          address: t.address ?? '',
-          ...(t.paymentId === undefined ? {} : { paymentId: t.paymentId }),
-          ...(t.txId === undefined ? {} : { txId: t.txId }),
-          fee: formatLedgerUnits(BigInt(t.fee), decimalsOf(t.asset)),
-          status: 'completed',
-        })),
-      )
+      return listedTransfers(transfersIn('deposit', params, caller), (t) => ({
+        timestamp: t.timestamp,
+        symbol: t.asset,
+        amount: formatLedgerUnits(BigInt(t.amount), decimalsOf(t.asset)),
+        // Always present, as the protocol lists it: '' where a payment method has none.
+        address: t.address ?? '',
+        ...(t.paymentId === undefined ? {} : { paymentId: t.paymentId }),
+        ...(t.txId === undefined ? {} : { txId: t.txId }),
+        fee: formatLedgerUnits(BigInt(t.fee), decimalsOf(t.asset)),
+        status: 'completed',
+      }))
     })
     .register('privateGetWithdrawalHistory', (params, caller) => {
-      return success(
-        transfersIn('withdraw', params, caller).map((t) => ({
-          timestamp: t.timestamp,
-          symbol: t.asset,
-          amount: formatLedgerUnits(BigInt(t.amount), decimalsOf(t.asset)),
-          address: t.address ?? '',
-          ...(t.paymentId === undefined ? {} : { paymentId: t.paymentId }),
-          // The sandbox's transaction id is derived from the reference.
-          txId: t.reference,
-          fee: formatLedgerUnits(BigInt(t.fee), decimalsOf(t.asset)),
-          status: t.status ?? 'completed',
-        })),
-      )
+      return listedTransfers(transfersIn('withdraw', params, caller), (t) => ({
+        timestamp: t.timestamp,
+        symbol: t.asset,
+        amount: formatLedgerUnits(BigInt(t.amount), decimalsOf(t.asset)),
+        address: t.address ?? '',
+        ...(t.paymentId === undefined ? {} : { paymentId: t.paymentId }),
+        // The sandbox's transaction id is derived from the reference.
+        txId: t.reference,
+        fee: formatLedgerUnits(BigInt(t.fee), decimalsOf(t.asset)),
+        status: t.status ?? 'completed',
+      }))
     })
 
   actions.register('privateGetTransactionHistory', async (params, caller) => {
@@ -839,10 +864,24 @@ export function registerExchangeActions(
     const others: { timestamp: number; item: () => Record<string, unknown> }[] = []
     const wanted = (entryType: string, timestamp: number) =>
       (type === undefined || type === entryType) && timestamp >= fromMs && timestamp <= untilMs
-    for (const kind of ['deposit', 'withdraw'] as const)
-      for (const transfer of history.transfersOf(accountId, kind))
-        if (wanted(kind === 'deposit' ? 'deposit' : 'withdrawal', transfer.timestamp))
-          others.push({ timestamp: transfer.timestamp, item: () => transferLedgerItem(transfer) })
+    // Every transfer of the window (few next to fills: all of them are read).
+    const transferKind =
+      type === 'deposit' ? 'deposit' : type === 'withdrawal' ? 'withdraw' : undefined
+    if (type === undefined || transferKind !== undefined) {
+      let transfers: Transfer[]
+      try {
+        transfers = await transfersOf(accountId, {
+          ...(transferKind === undefined ? {} : { kind: transferKind }),
+          startMs: fromMs,
+          endMs: untilMs,
+          limit: Number.MAX_SAFE_INTEGER,
+        })
+      } catch {
+        return failure(protocolError(101)) // the transfer archive cannot be read
+      }
+      for (const transfer of transfers)
+        others.push({ timestamp: transfer.timestamp, item: () => transferLedgerItem(transfer) })
+    }
     for (const reward of service.core.stakingRewardsOf(accountId)) {
       const timestamp = reward.creditedMs ?? reward.dayMs + rewardDayMs
       if (wanted('staking', timestamp))

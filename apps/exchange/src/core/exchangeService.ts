@@ -62,6 +62,7 @@ export class ExchangeService {
   #lastDurable: Promise<void> = Promise.resolve()
   readonly #listeners: EventListener[] = []
   readonly #outcomeListeners: OutcomeListener[] = []
+  readonly #durableListeners: ((command: CoreCommand) => void)[] = []
   /** Commands journaled since start (for metrics). */
   commandsJournaled = 0
   /** How the state was rebuilt at start: from which snapshot, and how many records replayed. */
@@ -140,6 +141,11 @@ export class ExchangeService {
     this.#outcomeListeners.push(listener)
   }
 
+  /** Called for every accepted command once it is durable, whether or not it had events. */
+  onDurable(listener: (command: CoreCommand) => void): void {
+    this.#durableListeners.push(listener)
+  }
+
   /** Applies, journals and, once durable, publishes. Refusals are answered at once. */
   async submit(command: CoreCommand): Promise<CoreOutcome> {
     if (this.#halted)
@@ -179,6 +185,7 @@ export class ExchangeService {
     }
     if (outcome.events.length > 0)
       for (const listener of this.#listeners) listener(outcome.events, command)
+    for (const listener of this.#durableListeners) listener(command)
     return outcome
   }
 

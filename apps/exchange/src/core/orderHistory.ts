@@ -102,6 +102,12 @@ const openStatuses = new Set(['new', 'partiallyFilled', 'awaitingTrigger'])
 
 /** A deposit or withdrawal, amounts in ledger units (10^-18) as decimal strings. */
 export type Transfer = {
+  /**
+   * The account's count of transfers when this one was recorded (1, 2, …): its id in the
+   * transfer archive (src/storage/transferArchive.ts). Snapshots from before 2026-11-27 lack
+   * it; their kept transfers are numbered from 1 when read back.
+   */
+  seq: number
   kind: 'deposit' | 'withdraw'
   timestamp: number
   asset: string
@@ -122,8 +128,13 @@ export type Transfer = {
 /** Kept per account: the newest, and every one of the last `limitWindowMs` (daily limits). */
 export const transfersPerAccountMax = 5_000
 
+/** A transfer as recorded or changed by a command, for the transfer archive. */
+export type TransferChange = { accountId: number; transfer: Transfer }
+
 export type OrderHistorySnapshot = {
   transfers?: [accountId: number, transfers: Transfer[]][]
+  /** Each account's count of transfers ever recorded (since 2026-11-27). */
+  transferSeqs?: [accountId: number, seq: number][]
   /**
    * An array when read back; an ArrayView when captured (see `snapshot`), where a closed
    * order's state is its kept JSON text.
@@ -160,6 +171,13 @@ export class OrderHistory {
   readonly #fillsByAccount = new Map<number, FillEvent[]>()
   readonly #trades = new Map<string, TradeEvent[]>()
   readonly #transfers = new Map<number, Transfer[]>()
+  /** Each account's count of transfers ever recorded (the newest's `seq`). */
+  readonly #transferSeqs = new Map<number, number>()
+  /**
+   * Transfers recorded or changed since `takeTransferChanges` was last called (copies are made
+   * there): what the command just applied did, for the archive. Not part of the history's state.
+   */
+  #transferChanges: TransferChange[] = []
 
   /**
    * The history as data that later commands do not change: every container is copied (lists
@@ -191,6 +209,7 @@ export class OrderHistory {
         accountId,
         transfers.map((transfer) => ({ ...transfer })),
       ]),
+      transferSeqs: [...this.#transferSeqs],
       orders: new ArrayView(count, (at) => {
         const state = states[at]!
         return [
@@ -233,6 +252,15 @@ export class OrderHistory {
     for (const [market, trades] of snapshot.trades) history.#trades.set(market, trades)
     for (const [accountId, transfers] of snapshot.transfers ?? [])
       history.#transfers.set(accountId, transfers)
+    if (snapshot.transferSeqs === undefined)
+      // A snapshot from before transfers were numbered: those it kept are numbered from 1.
+      for (const [accountId, transfers] of history.#transfers) {
+        for (const [index, transfer] of transfers.entries()) transfer.seq = index + 1
+        history.#transferSeqs.set(accountId, transfers.length)
+      }
+    else
+      for (const [accountId, seq] of snapshot.transferSeqs)
+        history.#transferSeqs.set(accountId, seq)
     history.#addMissingFills()
     return history
   }
@@ -302,7 +330,11 @@ export class OrderHistory {
     }
   }
 
-  recordTransfer(accountId: number, transfer: Transfer): void {
+  recordTransfer(accountId: number, recorded: Omit<Transfer, 'seq'>): void {
+    const seq = (this.#transferSeqs.get(accountId) ?? 0) + 1
+    this.#transferSeqs.set(accountId, seq)
+    const transfer: Transfer = { seq, ...recorded }
+    this.#transferChanges.push({ accountId, transfer })
     const transfers = this.#transfers.get(accountId) ?? []
     transfers.push(transfer)
     if (transfers.length > transfersPerAccountMax * 2) {
@@ -323,11 +355,32 @@ export class OrderHistory {
   setTransferStatus(accountId: number, reference: string, status: string): boolean {
     const transfers = this.#transfers.get(accountId) ?? []
     for (let index = transfers.length - 1; index >= 0; index -= 1) {
-      if (transfers[index]!.reference !== reference) continue
-      transfers[index]!.status = status
+      const transfer = transfers[index]!
+      if (transfer.reference !== reference) continue
+      transfer.status = status
+      this.#transferChanges.push({ accountId, transfer })
       return true
     }
     return false
+  }
+
+  /**
+   * The transfers recorded or changed since the last call, each as it is now (a copy: a
+   * withdrawal's status changes later), and forgets them.
+   */
+  takeTransferChanges(): TransferChange[] {
+    if (this.#transferChanges.length === 0) return []
+    const changes = this.#transferChanges.map(({ accountId, transfer }) => ({
+      accountId,
+      transfer: { ...transfer },
+    }))
+    this.#transferChanges = []
+    return changes
+  }
+
+  /** Every account's kept transfers, oldest first (the archive's catch-up reads them). */
+  keptTransfers(): IterableIterator<[accountId: number, transfers: readonly Transfer[]]> {
+    return this.#transfers.entries()
   }
 
   /** The account's deposits or withdrawals, newest first. */

@@ -174,6 +174,24 @@ export const migrations: readonly Migration[] = [
       'create index account_orders_by_close on account_orders (updated_ms)',
     ],
   },
+  {
+    version: 9,
+    name: 'account transfers archive',
+    sql: [
+      // Deposits and withdrawals (src/storage/transferArchive.ts), a row replaced as a
+      // withdrawal's status changes, `record` the transfer as JSON. On the embedded default
+      // they are kept in transfers.sqlite instead, and this table stays empty.
+      `create table account_transfers (
+        account_id bigint not null,
+        seq bigint not null,
+        kind text not null,
+        asset text not null,
+        timestamp_ms bigint not null,
+        record text not null,
+        primary key (account_id, seq)
+      )`,
+    ],
+  },
 ]
 
 /** Applies the migrations not yet applied (all of `list`, by default every migration). */

@@ -447,11 +447,25 @@ const sqlParametersMax = 65_535
  * Inserts rows in one transaction, as few statements as PostgreSQL's parameter limit allows; a
  * row already there (a catch-up after a crash) is the same event and is kept as it is.
  */
-export async function insertIgnoringDuplicates(
+export function insertIgnoringDuplicates(
   driver: SqlDriver,
   table: string,
   columns: string,
   rows: readonly (readonly SqlParam[])[],
+): Promise<void> {
+  return insertRows(driver, table, columns, rows, 'on conflict do nothing')
+}
+
+/**
+ * Inserts rows in one transaction, as few statements as PostgreSQL's parameter limit allows,
+ * with `onConflict` (its clause) for a row already there.
+ */
+export async function insertRows(
+  driver: SqlDriver,
+  table: string,
+  columns: string,
+  rows: readonly (readonly SqlParam[])[],
+  onConflict: string,
 ): Promise<void> {
   const width = columns.split(',').length
   const rowsPerStatement = Math.floor(sqlParametersMax / width)
@@ -463,7 +477,7 @@ export async function insertIgnoringDuplicates(
         return `(${placeholders.join(', ')})`
       })
       await tx.query(
-        `insert into ${table} (${columns}) values ${values.join(', ')} on conflict do nothing`,
+        `insert into ${table} (${columns}) values ${values.join(', ')} ${onConflict}`,
         chunk.flat(),
       )
     }

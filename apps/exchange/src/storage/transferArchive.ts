@@ -1,0 +1,250 @@
+// Every account's deposits and withdrawals, kept for `GET /depositHistory`, `GET
+// /withdrawalHistory` and the ledger (`GET /account/history`) beyond what the core holds in
+// memory (an account's newest 5,000 to 10,000 and every one of the last 24 hours): an account's
+// whole record of money in and out. A projection of durable transfers, fed as the fill archive is
+// (projectionArchive.ts: queued, written in batches, listed while waiting, caught up after a
+// crash), with one difference: a withdrawal's status changes after it is recorded, so a transfer
+// is written again at each change and the row replaced.
+//
+// - Embedded default: `transfers.sqlite` in the data directory (node:sqlite, WAL).
+// - PostgreSQL (DATABASE_URL): the `account_transfers` table (migration 9).
+//
+// A partition is an account; a transfer's id is its `seq`, the account's count of transfers
+// when it was recorded (orderHistory.ts), so ids have no gaps and a gap after a crash is exact.
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import type { Transfer } from '../core/orderHistory.ts'
+import type { StorageLocation } from './openStorage.ts'
+import {
+  type ArchiveWindow,
+  insertRows,
+  ProjectionArchive,
+  SqliteArchiveFile,
+} from './projectionArchive.ts'
+import type { SqlDriver, SqlParam } from './sqlDriver.ts'
+
+/** A transfer with the account it belongs to. */
+export type ArchivedTransfer = Transfer & { accountId: number }
+
+/** An account's transfers of one kind and asset, or of any. */
+export type TransferPartition = {
+  accountId: number
+  kind?: Transfer['kind']
+  asset?: string
+}
+
+/** A listing's filters: a time window (inclusive), a kind and an asset, at most `limit`. */
+export type TransferQuery = {
+  kind?: Transfer['kind']
+  asset?: string
+  startMs: number
+  endMs: number
+  limit: number
+}
+
+type Row = { account_id: number | string; record: string }
+
+const columns = 'account_id, seq, kind, asset, timestamp_ms, record'
+
+function valuesOf(transfer: ArchivedTransfer): SqlParam[] {
+  const { accountId, ...kept } = transfer
+  return [accountId, kept.seq, kept.kind, kept.asset, kept.timestamp, JSON.stringify(kept)]
+}
+
+const transferOf = (row: Row): ArchivedTransfer => ({
+  accountId: Number(row.account_id),
+  ...(JSON.parse(row.record) as Transfer),
+})
+
+/**
+ * The last state of each transfer in a batch (a withdrawal recorded and advanced within one
+ * flush comes twice): one statement may not change a row twice.
+ */
+function lastOfEach(transfers: readonly ArchivedTransfer[]): ArchivedTransfer[] {
+  const byKey = new Map<string, ArchivedTransfer>()
+  for (const transfer of transfers) byKey.set(`${transfer.accountId} ${transfer.seq}`, transfer)
+  return [...byKey.values()]
+}
+
+/** Transfers, partitioned by account, listed newest first. */
+export abstract class TransferArchive extends ProjectionArchive<
+  ArchivedTransfer,
+  TransferPartition
+> {
+  constructor(options: { queueMax?: number } = {}) {
+    super('transfer', options)
+  }
+
+  protected idOf(transfer: ArchivedTransfer): number {
+    return transfer.seq
+  }
+
+  protected timeOf(transfer: ArchivedTransfer): number {
+    return transfer.timestamp
+  }
+
+  protected isIn(transfer: ArchivedTransfer, partition: TransferPartition): boolean {
+    return (
+      transfer.accountId === partition.accountId &&
+      (partition.kind === undefined || transfer.kind === partition.kind) &&
+      (partition.asset === undefined || transfer.asset === partition.asset)
+    )
+  }
+
+  /** An account's transfers are numbered without gaps: one past the archive's newest is next. */
+  protected missesSome(
+    known: number,
+    _recent: readonly ArchivedTransfer[],
+    firstMissing: ArchivedTransfer,
+  ): boolean {
+    return firstMissing.seq > known + 1
+  }
+
+  /** An account's transfers matching the query, newest first, written or still waiting. */
+  list(accountId: number, query: TransferQuery): Promise<ArchivedTransfer[]> {
+    const { kind, asset, startMs, endMs, limit } = query
+    return this.listIn(
+      {
+        accountId,
+        ...(kind === undefined ? {} : { kind }),
+        ...(asset === undefined ? {} : { asset }),
+      },
+      { startMs, endMs, fromId: 0, toId: Number.MAX_SAFE_INTEGER, limit },
+    )
+  }
+}
+
+/** The archive in a SQLite file (or in memory when `path` is undefined). */
+export class SqliteTransferArchive extends TransferArchive {
+  readonly kind = 'sqlite'
+  readonly #file: SqliteArchiveFile
+  readonly #db: DatabaseSync
+  readonly #select: StatementSync
+  readonly #newest: StatementSync
+
+  constructor(path: string | undefined) {
+    super()
+    this.#file = new SqliteArchiveFile(
+      path,
+      `create table if not exists account_transfers (
+        account_id integer not null,
+        seq integer not null,
+        kind text not null,
+        asset text not null,
+        timestamp_ms integer not null,
+        record text not null,
+        primary key (account_id, seq)
+      ) strict, without rowid;`,
+    )
+    this.#db = this.#file.db
+    this.#select = this.#db.prepare(
+      `select account_id, record from account_transfers
+        where account_id = :accountId and seq between :fromId and :toId
+          and timestamp_ms between :startMs and :endMs
+          and (:kind is null or kind = :kind) and (:asset is null or asset = :asset)
+        order by seq desc limit :limit`,
+    )
+    this.#newest = this.#db.prepare(
+      'select max(seq) as seq from account_transfers where account_id = ?',
+    )
+  }
+
+  protected async insert(transfers: readonly ArchivedTransfer[]): Promise<void> {
+    await this.#file.insertAll(
+      `insert into account_transfers (${columns}) values (?, ?, ?, ?, ?, ?)
+        on conflict (account_id, seq) do update set record = excluded.record`,
+      lastOfEach(transfers).map(valuesOf) as (string | number | null)[][],
+    )
+  }
+
+  protected async select(
+    partition: TransferPartition,
+    window: ArchiveWindow,
+  ): Promise<ArchivedTransfer[]> {
+    const rows = this.#select.all({
+      accountId: partition.accountId,
+      kind: partition.kind ?? null,
+      asset: partition.asset ?? null,
+      fromId: window.fromId,
+      toId: window.toId,
+      startMs: window.startMs,
+      endMs: window.endMs,
+      limit: window.limit,
+    }) as Row[]
+    return rows.map(transferOf)
+  }
+
+  protected async newestId(partition: TransferPartition): Promise<number> {
+    const row = this.#newest.get(partition.accountId) as { seq: number | null }
+    return Number(row.seq ?? 0)
+  }
+
+  protected closeStore(): Promise<void> {
+    return this.#file.close()
+  }
+}
+
+/** The archive in the `account_transfers` table of a SQL database (migration 9). */
+export class SqlTransferArchive extends TransferArchive {
+  readonly kind = 'sql'
+  readonly #driver: SqlDriver
+
+  constructor(driver: SqlDriver, options: { queueMax?: number } = {}) {
+    super(options)
+    this.#driver = driver
+  }
+
+  protected insert(transfers: readonly ArchivedTransfer[]): Promise<void> {
+    return insertRows(
+      this.#driver,
+      'account_transfers',
+      columns,
+      lastOfEach(transfers).map(valuesOf),
+      'on conflict (account_id, seq) do update set record = excluded.record',
+    )
+  }
+
+  protected async select(
+    partition: TransferPartition,
+    window: ArchiveWindow,
+  ): Promise<ArchivedTransfer[]> {
+    const rows = await this.#driver.query<Row>(
+      `select account_id, record from account_transfers
+        where account_id = $1 and seq between $2 and $3 and timestamp_ms between $4 and $5
+          and ($6::text is null or kind = $6) and ($7::text is null or asset = $7)
+        order by seq desc limit $8`,
+      [
+        partition.accountId,
+        window.fromId,
+        window.toId,
+        window.startMs,
+        window.endMs,
+        partition.kind ?? null,
+        partition.asset ?? null,
+        window.limit,
+      ],
+    )
+    return rows.map(transferOf)
+  }
+
+  protected async newestId(partition: TransferPartition): Promise<number> {
+    const [row] = await this.#driver.query<{ seq: string | number | null }>(
+      'select max(seq) as seq from account_transfers where account_id = $1',
+      [partition.accountId],
+    )
+    return Number(row?.seq ?? 0)
+  }
+
+  protected async closeStore(): Promise<void> {
+    // The driver belongs to the caller.
+  }
+}
+
+/** The transfer archive of a storage location: a SQLite file beside an embedded database. */
+export function openTransferArchive(location: StorageLocation, driver: SqlDriver): TransferArchive {
+  if (location.kind === 'postgres') return new SqlTransferArchive(driver)
+  if (location.dataDir === undefined) return new SqliteTransferArchive(undefined)
+  mkdirSync(location.dataDir, { recursive: true })
+  return new SqliteTransferArchive(join(location.dataDir, 'transfers.sqlite'))
+}
