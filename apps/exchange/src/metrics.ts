@@ -66,8 +66,9 @@ export function createMetrics(): ExchangeMetrics {
 }
 
 /**
- * How many events each archive holds not yet written (public trades, fills, closed orders): a
- * number that keeps growing means its writes fail or fall behind, and what a crash could cost.
+ * How many events each archive holds not yet written (public trades, fills, closed orders,
+ * deposits and withdrawals): a number that keeps growing means its writes fail or fall behind,
+ * and what a crash could cost.
  */
 export function watchArchives(
   metrics: ExchangeMetrics,
@@ -75,7 +76,7 @@ export function watchArchives(
 ): void {
   new Gauge({
     name: 'polder_archive_waiting',
-    help: 'Events waiting to be written to each archive (trades, fills, orders).',
+    help: 'Events waiting to be written to each archive (trades, fills, orders, transfers).',
     labelNames: ['archive'],
     registers: [metrics.registry],
     collect() {

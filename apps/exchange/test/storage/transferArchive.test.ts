@@ -64,6 +64,10 @@ describe.each(stores)('transfer archive: $name', (store) => {
     expect(seqs(await archive.list(1, window))).toEqual([6, 5, 4, 3])
     expect(seqs(await archive.list(1, { ...window, limit: 2 }))).toEqual([6, 5])
     expect(seqs(await archive.list(2, everything))).toEqual([1])
+    // The ledger reads a window whole.
+    expect(await archive.list(1, { ...everything, limit: Number.MAX_SAFE_INTEGER })).toHaveLength(
+      10,
+    )
     expect(await archive.list(3, everything)).toEqual([])
   })
 
