@@ -297,19 +297,25 @@ export async function createExchangeServer(
       if (transfer.kind === 'withdraw' && transfer.status !== undefined)
         transferArchive.add(transfer)
   const transfersByCommand = new WeakMap<object, ArchivedTransfer[]>()
+  // Commands with transfers awaiting their commit (most commands have none: nothing is looked up).
+  let transferCommandsWaiting = 0
   service.onOutcome((command) => {
     const changes = service.core.history.takeTransferChanges()
     if (changes.length === 0) return
     const archived: ArchivedTransfer[] = []
     for (const { accountId, transfer } of changes)
       if (!unarchivedAccounts.has(accountId)) archived.push({ accountId, ...transfer })
-    if (archived.length > 0) transfersByCommand.set(command, archived)
+    if (archived.length === 0) return
+    transfersByCommand.set(command, archived)
+    transferCommandsWaiting += 1
   })
   service.onDurable((command) => {
+    if (transferCommandsWaiting === 0) return
     const archived = transfersByCommand.get(command)
     if (archived === undefined) return
     for (const transfer of archived) transferArchive.add(transfer)
     transfersByCommand.delete(command)
+    transferCommandsWaiting -= 1
   })
   watchArchives(metrics, {
     trades: tradeArchive,
