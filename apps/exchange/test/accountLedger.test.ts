@@ -106,6 +106,16 @@ describe('the ledger, a page at a time', () => {
         expect(reads, context).toHaveLength(1)
         expect(reads[0]!.offset, context).toBe(Math.max(0, page * limit - transfers.length))
         expect(reads[0]!.offset + reads[0]!.limit, context).toBe((page + 1) * limit)
+        // Given only the newest transfers the page can reach, and their count: the same page.
+        const newest = transfers.slice(0, (page + 1) * limit)
+        const fromNewest = await ledgerPage(
+          newest,
+          ledgerFillsOf(fills),
+          page * limit,
+          limit,
+          transfers.length,
+        )
+        expect(fromNewest, context).toEqual(result)
       }
     }
   })

@@ -1,8 +1,8 @@
 // GET /account/history (privateGetTransactionHistory): an account's trades, deposits and
 // withdrawals in one list, newest first, a page at a time. The fills come from the fill archive
-// (every fill the account ever had) or, for an account the archive does not keep, from the core's
-// memory; the transfers from the core's memory. A page is placed in the merged list without
-// reading every fill before it: see `ledgerPage`.
+// (every fill the account ever had), the transfers from the transfer archive, or for an account
+// the archives do not keep, both from the core's memory. A page is placed in the merged list
+// without reading every entry before it: see `ledgerPage`.
 import type { FillEvent } from '@polder/engine'
 
 /**
@@ -35,24 +35,27 @@ export type LedgerEntry<Transfer> =
   | { kind: 'transfer'; transfer: Transfer }
 
 /**
- * Entries `offset` to `offset + limit` of the ledger that merges `transfers` (newest first) with
- * the fills `readFills` gives, and how many entries the ledger has. A transfer comes after the
- * fills of its own millisecond.
+ * Entries `offset` to `offset + limit` of the ledger that merges the transfers (newest first)
+ * with the fills `readFills` gives, and how many entries the ledger has. A transfer comes after
+ * the fills of its own millisecond. `transfers` holds the newest of them, at least `offset +
+ * limit` (all, when fewer), out of `transferCount`.
  *
  * A ledger entry's place is at most the number of transfers after its place among the fills, so
- * the page needs only the fills from `offset - transfers.length` on: the read is as deep as the
- * page, not as the account's history, and a fill's place is its place among the fills plus the
- * transfers newer than it. The places left over on the page are transfers, in order.
+ * the page needs only the fills from `offset - transferCount` on, and the newest `offset + limit`
+ * transfers: the reads are as deep as the page, not as the account's history. A fill's place is
+ * its place among the fills plus the transfers newer than it (once every transfer held is newer,
+ * it is past the page anyway). The places left over on the page are transfers, in order.
  */
 export async function ledgerPage<Transfer extends { timestamp: number }>(
   transfers: readonly Transfer[],
   readFills: LedgerFills,
   offset: number,
   limit: number,
+  transferCount = transfers.length,
 ): Promise<{ total: number; entries: LedgerEntry<Transfer>[] }> {
-  const firstFill = Math.max(0, offset - transfers.length)
+  const firstFill = Math.max(0, offset - transferCount)
   const { total: fillCount, fills } = await readFills(firstFill, offset + limit - firstFill)
-  const total = fillCount + transfers.length
+  const total = fillCount + transferCount
   const places: number[] = []
   let newerTransfers = 0
   for (const [index, fill] of fills.entries()) {

@@ -35,7 +35,13 @@ import type { SimulatedMarket } from '../simulator/marketSimulator.ts'
 import { type FillArchive, LedgerBusyError } from '../storage/fillArchive.ts'
 import type { OrderArchive } from '../storage/orderArchive.ts'
 import type { TradeArchive, TradeWindow } from '../storage/tradeArchive.ts'
-import type { TransferArchive, TransferQuery } from '../storage/transferArchive.ts'
+import {
+  compareLedgerTransfers,
+  type TransferArchive,
+  type TransferLedgerPage,
+  type TransferLedgerWindow,
+  type TransferQuery,
+} from '../storage/transferArchive.ts'
 import {
   isValidAddress,
   isValidIban,
@@ -719,6 +725,20 @@ export function registerExchangeActions(
       .sort((a, b) => b.seq - a.seq)
       .slice(0, query.limit)
   }
+  /** `TransferArchive.ledger` from the core's memory, for an account the archive does not keep. */
+  const transferLedgerOf = (
+    accountId: number,
+    window: TransferLedgerWindow,
+    limit: number,
+  ): TransferLedgerPage => {
+    const kinds = window.kind === undefined ? (['deposit', 'withdraw'] as const) : [window.kind]
+    const transfers = kinds
+      .flatMap((kind) => history.transfersOf(accountId, kind))
+      .filter((t) => t.timestamp >= window.startMs && t.timestamp <= window.endMs)
+      .sort(compareLedgerTransfers)
+      .map((transfer) => ({ accountId, ...transfer }))
+    return { total: transfers.length, transfers: transfers.slice(0, limit) }
+  }
   /** The account's deposits or withdrawals matching the symbol, time window and limit. */
   const transfersIn = (
     kind: 'deposit' | 'withdraw',
@@ -858,36 +878,43 @@ export function registerExchangeActions(
     const page = Number(params.page ?? 1)
     const type = params.type as string | undefined
     // The protocol's types (§3.2) that this exchange has: a fill's side, the transfers, and
-    // staking rewards. Entries other than fills are few enough to hold: built when listed.
+    // staking rewards. The page needs only the newest `page * maxItems` entries other than fills
+    // (accountLedger.ts), and how many there are; each built when listed.
     const side: Side | undefined = type === 'buy' || type === 'sell' ? type : undefined
     const withFills = type === undefined || side !== undefined
+    const deepest = page * maxItems
     const others: { timestamp: number; item: () => Record<string, unknown> }[] = []
-    const wanted = (entryType: string, timestamp: number) =>
-      (type === undefined || type === entryType) && timestamp >= fromMs && timestamp <= untilMs
-    // Every transfer of the window (few next to fills: all of them are read).
-    const transferKind =
+    let othersCount = 0
+    const transferKind: Transfer['kind'] | undefined =
       type === 'deposit' ? 'deposit' : type === 'withdrawal' ? 'withdraw' : undefined
     if (type === undefined || transferKind !== undefined) {
-      let transfers: Transfer[]
-      try {
-        transfers = await transfersOf(accountId, {
-          ...(transferKind === undefined ? {} : { kind: transferKind }),
-          startMs: fromMs,
-          endMs: untilMs,
-          limit: Number.MAX_SAFE_INTEGER,
-        })
-      } catch {
-        return failure(protocolError(101)) // the transfer archive cannot be read
+      const window: TransferLedgerWindow = {
+        ...(transferKind === undefined ? {} : { kind: transferKind }),
+        startMs: fromMs,
+        endMs: untilMs,
       }
-      for (const transfer of transfers)
+      let transfers: TransferLedgerPage
+      try {
+        transfers = deps.unarchivedAccounts.has(accountId)
+          ? transferLedgerOf(accountId, window, deepest)
+          : await deps.transferArchive.ledger(accountId, window, deepest)
+      } catch {
+        return failure(protocolError(101)) // the transfer archive cannot be written or read
+      }
+      for (const transfer of transfers.transfers)
         others.push({ timestamp: transfer.timestamp, item: () => transferLedgerItem(transfer) })
+      othersCount += transfers.total
     }
-    for (const reward of service.core.stakingRewardsOf(accountId)) {
-      const timestamp = reward.creditedMs ?? reward.dayMs + rewardDayMs
-      if (wanted('staking', timestamp))
+    if (type === undefined || type === 'staking')
+      for (const reward of service.core.stakingRewardsOf(accountId)) {
+        const timestamp = reward.creditedMs ?? reward.dayMs + rewardDayMs
+        if (timestamp < fromMs || timestamp > untilMs) continue
         others.push({ timestamp, item: () => rewardLedgerItem(reward, timestamp) })
-    }
+        othersCount += 1
+      }
+    // A transfer before a reward of the same millisecond (the sort is stable).
     others.sort((a, b) => b.timestamp - a.timestamp)
+    others.length = Math.min(others.length, deepest)
     const window = { startMs: fromMs, endMs: untilMs, side }
     // Every fill the account ever had is in the fill archive; the simulator's accounts are kept
     // in memory only.
@@ -906,7 +933,7 @@ export function registerExchangeActions(
           )
         : (offset, limit) => deps.fillArchive.ledger(accountId, window, offset, limit)
     try {
-      const ledger = await ledgerPage(others, fills, (page - 1) * maxItems, maxItems)
+      const ledger = await ledgerPage(others, fills, (page - 1) * maxItems, maxItems, othersCount)
       return success({
         items: ledger.entries.map((entry) =>
           entry.kind === 'fill' ? fillLedgerItem(entry.fill) : entry.transfer.item(),

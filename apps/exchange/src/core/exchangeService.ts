@@ -183,9 +183,13 @@ export class ExchangeService {
     } catch (error) {
       throw this.#halt(error as Error)
     }
-    if (outcome.events.length > 0)
-      for (const listener of this.#listeners) listener(outcome.events, command)
-    for (const listener of this.#durableListeners) listener(command)
+    try {
+      if (outcome.events.length > 0)
+        for (const listener of this.#listeners) listener(outcome.events, command)
+    } finally {
+      // Whatever an event listener did (the archives must not miss a durable command).
+      for (const listener of this.#durableListeners) listener(command)
+    }
     return outcome
   }
 

@@ -190,6 +190,8 @@ export const migrations: readonly Migration[] = [
         record text not null,
         primary key (account_id, seq)
       )`,
+      // The ledger's order (transferArchive.ts): newest first, deposits first within a millisecond.
+      'create index account_transfers_by_time on account_transfers (account_id, timestamp_ms, kind, seq)',
     ],
   },
 ]

@@ -34,6 +34,22 @@ export type TransferPartition = {
   asset?: string
 }
 
+/** The ledger's transfers of an account: a time window (inclusive), of one kind or both. */
+export type TransferLedgerWindow = { kind?: Transfer['kind']; startMs: number; endMs: number }
+
+/** How many transfers a ledger window holds, and the newest `limit` of them. */
+export type TransferLedgerPage = { total: number; transfers: ArchivedTransfer[] }
+
+/**
+ * The ledger's order of transfers: newest first, a deposit before a withdrawal of the same
+ * millisecond, then the later recorded first (as the core's lists were merged before the archive).
+ */
+export function compareLedgerTransfers(a: Transfer, b: Transfer): number {
+  if (a.timestamp !== b.timestamp) return b.timestamp - a.timestamp
+  if (a.kind !== b.kind) return a.kind === 'deposit' ? -1 : 1
+  return b.seq - a.seq
+}
+
 /** A listing's filters: a time window (inclusive), a kind and an asset, at most `limit`. */
 export type TransferQuery = {
   kind?: Transfer['kind']
@@ -46,6 +62,12 @@ export type TransferQuery = {
 type Row = { account_id: number | string; record: string }
 
 const columns = 'account_id, seq, kind, asset, timestamp_ms, record'
+/** A row written again (a status changed, or a transfer numbered anew) is replaced whole. */
+const replaced = ['kind', 'asset', 'timestamp_ms', 'record']
+  .map((column) => `${column} = excluded.${column}`)
+  .join(', ')
+/** The ledger's order in SQL (`compareLedgerTransfers`). */
+const ledgerOrder = 'timestamp_ms desc, kind, seq desc'
 
 function valuesOf(transfer: ArchivedTransfer): SqlParam[] {
   const { accountId, ...kept } = transfer
@@ -101,6 +123,27 @@ export abstract class TransferArchive extends ProjectionArchive<
     return firstMissing.seq > known + 1
   }
 
+  /**
+   * For the ledger (`GET /account/history`): how many transfers the window holds and the newest
+   * `limit` of them, in the ledger's order (`compareLedgerTransfers`), read down an index by
+   * time. Every transfer added before the call is written first, so the count and the page see
+   * the same ones.
+   */
+  async ledger(
+    accountId: number,
+    window: TransferLedgerWindow,
+    limit: number,
+  ): Promise<TransferLedgerPage> {
+    await this.writtenThrough()
+    return this.selectLedger(accountId, window, limit)
+  }
+
+  protected abstract selectLedger(
+    accountId: number,
+    window: TransferLedgerWindow,
+    limit: number,
+  ): Promise<TransferLedgerPage>
+
   /** An account's transfers matching the query, newest first, written or still waiting. */
   list(accountId: number, query: TransferQuery): Promise<ArchivedTransfer[]> {
     const { kind, asset, startMs, endMs, limit } = query
@@ -135,7 +178,9 @@ export class SqliteTransferArchive extends TransferArchive {
         timestamp_ms integer not null,
         record text not null,
         primary key (account_id, seq)
-      ) strict, without rowid;`,
+      ) strict, without rowid;
+      create index if not exists account_transfers_by_time
+        on account_transfers (account_id, timestamp_ms, kind, seq);`,
     )
     this.#db = this.#file.db
     this.#select = this.#db.prepare(
@@ -153,7 +198,7 @@ export class SqliteTransferArchive extends TransferArchive {
   protected async insert(transfers: readonly ArchivedTransfer[]): Promise<void> {
     await this.#file.insertAll(
       `insert into account_transfers (${columns}) values (?, ?, ?, ?, ?, ?)
-        on conflict (account_id, seq) do update set record = excluded.record`,
+        on conflict (account_id, seq) do update set ${replaced}`,
       lastOfEach(transfers).map(valuesOf) as (string | number | null)[][],
     )
   }
@@ -173,6 +218,27 @@ export class SqliteTransferArchive extends TransferArchive {
       limit: window.limit,
     }) as Row[]
     return rows.map(transferOf)
+  }
+
+  protected async selectLedger(
+    accountId: number,
+    window: TransferLedgerWindow,
+    limit: number,
+  ): Promise<TransferLedgerPage> {
+    const where = `where account_id = ? and timestamp_ms between ? and ?${window.kind === undefined ? '' : ' and kind = ?'}`
+    const params = [accountId, window.startMs, window.endMs, ...(window.kind ? [window.kind] : [])]
+    // On the file's reading thread, both in one read (as the fill archive's ledger).
+    const [counted, rows] = await this.#file.readTogether([
+      { sql: `select count(*) as total from account_transfers ${where}`, params },
+      {
+        sql: `select account_id, record from account_transfers ${where} order by ${ledgerOrder} limit ?`,
+        params: [...params, limit],
+      },
+    ])
+    return {
+      total: Number((counted as { total: number }[])[0]?.total ?? 0),
+      transfers: (rows as Row[]).map(transferOf),
+    }
   }
 
   protected async newestId(partition: TransferPartition): Promise<number> {
@@ -201,7 +267,7 @@ export class SqlTransferArchive extends TransferArchive {
       'account_transfers',
       columns,
       lastOfEach(transfers).map(valuesOf),
-      'on conflict (account_id, seq) do update set record = excluded.record',
+      `on conflict (account_id, seq) do update set ${replaced}`,
     )
   }
 
@@ -226,6 +292,42 @@ export class SqlTransferArchive extends TransferArchive {
       ],
     )
     return rows.map(transferOf)
+  }
+
+  protected async selectLedger(
+    accountId: number,
+    window: TransferLedgerWindow,
+    limit: number,
+  ): Promise<TransferLedgerPage> {
+    const where = `where account_id = $1 and timestamp_ms between $2 and $3
+      and ($4::text is null or kind = $4)`
+    // One statement, so that the count and the page see the same rows (a page past the end is
+    // one row of nulls beside the count).
+    const rows = await this.#driver.query<{ total: string | number } & Partial<Row>>(
+      `select counted.total, page.account_id, page.record
+         from (select count(*) as total from account_transfers ${where}) counted
+         left join (select account_id, record, timestamp_ms, kind, seq from account_transfers
+           ${where} order by ${ledgerOrder} limit $5) page on true
+        order by page.timestamp_ms desc, page.kind, page.seq desc`,
+      [accountId, window.startMs, window.endMs, window.kind ?? null, limit],
+    )
+    return {
+      total: Number(rows[0]?.total ?? 0),
+      transfers: rows.filter((row) => row.record != null).map((row) => transferOf(row as Row)),
+    }
+  }
+
+  /** One round trip for many accounts (a start asks for every account with kept transfers). */
+  protected override async newestIds(partitions: readonly TransferPartition[]): Promise<number[]> {
+    if (partitions.length === 0) return []
+    const rows = await this.#driver.query<{ seq: string | number | null }>(
+      `select (select seq from account_transfers where account_id = wanted.account_id
+                order by seq desc limit 1) as seq
+         from unnest($1::bigint[]) with ordinality as wanted(account_id, position)
+        order by wanted.position`,
+      [`{${partitions.map((partition) => partition.accountId).join(',')}}`],
+    )
+    return rows.map((row) => Number(row.seq ?? 0))
   }
 
   protected async newestId(partition: TransferPartition): Promise<number> {

@@ -90,6 +90,46 @@ describe.each(stores)('transfer archive: $name', (store) => {
     ])
   })
 
+  it("gives the ledger a window's count and its newest, deposits first within a millisecond, what waited written first", async () => {
+    const archive = await store.open()
+    for (let seq = 1; seq <= 10; seq += 1) archive.add(transfer(1, seq))
+    // Recorded later, in the same millisecond as seq 10 (a withdrawal): listed after a deposit
+    // of that millisecond, and a withdrawal of it recorded later before the earlier one.
+    archive.add({ ...transfer(1, 11), timestamp: t0 + 10_000 })
+    archive.add({ ...transfer(1, 12), timestamp: t0 + 10_000 })
+    archive.add(transfer(2, 1))
+    const page = await archive.ledger(1, { startMs: 0, endMs: Number.MAX_SAFE_INTEGER }, 4)
+    expect(page.total).toBe(12)
+    expect(seqs(page.transfers)).toEqual([11, 12, 10, 9])
+    expect(page.transfers[0]).toEqual({ ...transfer(1, 11), timestamp: t0 + 10_000 })
+    const deposits = await archive.ledger(
+      1,
+      { kind: 'deposit', startMs: t0 + 2_000, endMs: t0 + 9_000 },
+      10,
+    )
+    expect(deposits).toMatchObject({ total: 4 })
+    expect(seqs(deposits.transfers)).toEqual([9, 7, 5, 3])
+    expect(await archive.ledger(1, { startMs: t0 + 100_000, endMs: t0 + 200_000 }, 10)).toEqual({
+      total: 0,
+      transfers: [],
+    })
+  })
+
+  it('replaces a row whole when a number comes again (a transfer numbered anew)', async () => {
+    const archive = await store.open()
+    archive.add(transfer(1, 1)) // a EUR deposit
+    await archive.flush()
+    archive.add({ ...transfer(1, 2), seq: 1 }) // a BTC withdrawal under the same number
+    await archive.flush()
+    expect(await archive.list(1, { ...everything, kind: 'deposit' })).toEqual([])
+    expect(await archive.list(1, { ...everything, asset: 'BTC' })).toEqual([
+      { ...transfer(1, 2), seq: 1 },
+    ])
+    expect(
+      await archive.ledger(1, { kind: 'withdraw', startMs: t0 + 2_000, endMs: t0 + 2_000 }, 5),
+    ).toEqual({ total: 1, transfers: [{ ...transfer(1, 2), seq: 1 }] })
+  })
+
   it('catches up what the core holds beyond the newest written, and names an account with a gap', async () => {
     const archive = await store.open()
     for (const seq of [1, 2]) archive.add(transfer(1, seq))
