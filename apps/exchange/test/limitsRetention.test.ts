@@ -54,6 +54,44 @@ describe('what the daily limits count is never forgotten', () => {
     expect(kept.at(0)!.reference).toBe(`d-${total - 1}`) // newest first
   })
 
+  it('a withdrawal still under way is kept past the window and the count, until it completes', () => {
+    const history = new OrderHistory()
+    history.recordTransfer(1, {
+      kind: 'withdraw',
+      timestamp: startMs,
+      asset: 'EUR',
+      amount: String(euro),
+      fee: '0',
+      reference: 'w-slow',
+      status: 'sending',
+    })
+    const total = transfersPerAccountMax * 2 + 1
+    for (let index = 0; index < total; index += 1)
+      history.recordTransfer(1, {
+        kind: 'deposit',
+        timestamp: startMs + limitWindowMs + index * 60_000,
+        asset: 'EUR',
+        amount: String(euro),
+        fee: '0',
+        reference: `d-${index}`,
+      })
+    expect(history.transfersOf(1, 'withdraw').map((transfer) => transfer.reference)).toEqual([
+      'w-slow',
+    ])
+    expect(history.setTransferStatus(1, 'w-slow', 'completed')).toBe(true)
+    // Completed, it goes with the next trim.
+    for (let index = 0; index < transfersPerAccountMax + 1; index += 1)
+      history.recordTransfer(1, {
+        kind: 'deposit',
+        timestamp: startMs + 2 * limitWindowMs + index * 60_000,
+        asset: 'EUR',
+        amount: String(euro),
+        fee: '0',
+        reference: `e-${index}`,
+      })
+    expect(history.transfersOf(1, 'withdraw')).toEqual([])
+  })
+
   it('a payment still counts against the deposit limit after many more in the same 24 hours', () => {
     const book = new PaymentBook()
     const payment = (index: number, amountEur: bigint): Payment => ({

@@ -338,12 +338,14 @@ export class OrderHistory {
     const transfers = this.#transfers.get(accountId) ?? []
     transfers.push(transfer)
     if (transfers.length > transfersPerAccountMax * 2) {
-      // The oldest go, but never one the rolling daily withdrawal limits still count.
+      // The oldest go, but never one the rolling daily withdrawal limits still count, nor a
+      // withdrawal still under way (its next status must find it: the archive writes it again).
       const keptFromMs = transfer.timestamp - limitWindowMs
       let forgotten = 0
       while (
         forgotten < transfers.length - transfersPerAccountMax &&
-        transfers[forgotten]!.timestamp <= keptFromMs
+        transfers[forgotten]!.timestamp <= keptFromMs &&
+        (transfers[forgotten]!.status ?? 'completed') === 'completed'
       )
         forgotten += 1
       transfers.splice(0, forgotten)
