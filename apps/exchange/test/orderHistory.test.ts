@@ -194,5 +194,20 @@ describe('transfers in the order history', () => {
       [2, 'b'],
       [1, 'a'],
     ])
+    // Written by a build of before from a newer one's snapshot: the numbered keep their numbers
+    // (the archive's), the others are numbered on from the highest.
+    // Here the core had forgotten the first four, so a, b and c are 5, 6 and 7.
+    const mixed = { ...JSON.parse(text), transferSeqs: undefined } as OrderHistorySnapshot
+    for (const transfer of mixed.transfers![0]![1]) transfer.seq += 4
+    mixed.transfers![0]![1].push({ ...deposit('x') } as never)
+    const rolledBack = OrderHistory.restore(mixed)
+    expect(
+      rolledBack.transfersOf(1, 'deposit').map((transfer) => [transfer.seq, transfer.reference]),
+    ).toEqual([
+      [8, 'x'],
+      [7, 'c'],
+      [6, 'b'],
+      [5, 'a'],
+    ])
   })
 })

@@ -253,10 +253,14 @@ export class OrderHistory {
     for (const [accountId, transfers] of snapshot.transfers ?? [])
       history.#transfers.set(accountId, transfers)
     if (snapshot.transferSeqs === undefined)
-      // A snapshot from before transfers were numbered: those it kept are numbered from 1.
+      // A snapshot from before transfers were numbered: those it kept are numbered on from the
+      // highest number any of them has (from 1 when none has one; some have after a build of
+      // before wrote a snapshot of a newer one's, and their numbers are the archive's).
       for (const [accountId, transfers] of history.#transfers) {
-        for (const [index, transfer] of transfers.entries()) transfer.seq = index + 1
-        history.#transferSeqs.set(accountId, transfers.length)
+        let seq = 0
+        for (const transfer of transfers) seq = Math.max(seq, transfer.seq ?? 0)
+        for (const transfer of transfers) if (transfer.seq === undefined) transfer.seq = ++seq
+        history.#transferSeqs.set(accountId, seq)
       }
     else
       for (const [accountId, seq] of snapshot.transferSeqs)
