@@ -344,15 +344,19 @@ export class OrderHistory {
     if (transfers.length > transfersPerAccountMax * 2) {
       // The oldest go, but never one the rolling daily withdrawal limits still count, nor a
       // withdrawal still under way (its next status must find it: the archive writes it again).
+      // Such a withdrawal is stepped over, not stopped at: one stuck would otherwise keep all.
       const keptFromMs = transfer.timestamp - limitWindowMs
+      const excess = transfers.length - transfersPerAccountMax
+      const underWay: Transfer[] = []
       let forgotten = 0
-      while (
-        forgotten < transfers.length - transfersPerAccountMax &&
-        transfers[forgotten]!.timestamp <= keptFromMs &&
-        (transfers[forgotten]!.status ?? 'completed') === 'completed'
-      )
-        forgotten += 1
-      transfers.splice(0, forgotten)
+      let index = 0
+      for (; index < transfers.length && forgotten < excess; index += 1) {
+        const oldest = transfers[index]!
+        if (oldest.timestamp > keptFromMs) break
+        if ((oldest.status ?? 'completed') === 'completed') forgotten += 1
+        else underWay.push(oldest)
+      }
+      transfers.splice(0, index, ...underWay)
     }
     this.#transfers.set(accountId, transfers)
   }
