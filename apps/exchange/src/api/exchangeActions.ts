@@ -725,19 +725,39 @@ export function registerExchangeActions(
       .sort((a, b) => b.seq - a.seq)
       .slice(0, query.limit)
   }
-  /** `TransferArchive.ledger` from the core's memory, for an account the archive does not keep. */
+  /**
+   * The ledger's transfers of an account: `TransferArchive.ledger` and `records`, or for an
+   * account the archive does not keep, the same from the core's memory.
+   */
   const transferLedgerOf = (
     accountId: number,
-    window: TransferLedgerWindow,
-    limit: number,
-  ): TransferLedgerPage => {
-    const kinds = window.kind === undefined ? (['deposit', 'withdraw'] as const) : [window.kind]
-    const transfers = kinds
-      .flatMap((kind) => history.transfersOf(accountId, kind))
-      .filter((t) => t.timestamp >= window.startMs && t.timestamp <= window.endMs)
-      .sort(compareLedgerTransfers)
-      .map((transfer) => ({ accountId, ...transfer }))
-    return { total: transfers.length, transfers: transfers.slice(0, limit) }
+  ): {
+    ledger(window: TransferLedgerWindow, limit: number): Promise<TransferLedgerPage>
+    records(seqs: readonly number[]): Promise<Transfer[]>
+  } => {
+    if (!deps.unarchivedAccounts.has(accountId))
+      return {
+        ledger: (window, limit) => deps.transferArchive.ledger(accountId, window, limit),
+        records: (seqs) => deps.transferArchive.records(accountId, seqs),
+      }
+    const kept = [
+      ...history.transfersOf(accountId, 'deposit'),
+      ...history.transfersOf(accountId, 'withdraw'),
+    ]
+    return {
+      ledger: async (window, limit) => {
+        const transfers = kept
+          .filter(
+            (t) =>
+              (window.kind === undefined || t.kind === window.kind) &&
+              t.timestamp >= window.startMs &&
+              t.timestamp <= window.endMs,
+          )
+          .sort(compareLedgerTransfers)
+        return { total: transfers.length, transfers: transfers.slice(0, limit) }
+      },
+      records: async (seqs) => kept.filter((t) => seqs.includes(t.seq)),
+    }
   }
   /** The account's deposits or withdrawals matching the symbol, time window and limit. */
   const transfersIn = (
@@ -883,38 +903,56 @@ export function registerExchangeActions(
     const side: Side | undefined = type === 'buy' || type === 'sell' ? type : undefined
     const withFills = type === undefined || side !== undefined
     const deepest = page * maxItems
-    const others: { timestamp: number; item: () => Record<string, unknown> }[] = []
+    // A transfer is placed by its key and read only if it is on the page (`records` below).
+    type Other = { timestamp: number; seq?: number; item?: () => Record<string, unknown> }
+    let transferKeys: Other[] = []
+    const rewards: Other[] = []
     let othersCount = 0
     const transferKind: Transfer['kind'] | undefined =
       type === 'deposit' ? 'deposit' : type === 'withdrawal' ? 'withdraw' : undefined
+    const transfers = transferLedgerOf(accountId)
     if (type === undefined || transferKind !== undefined) {
       const window: TransferLedgerWindow = {
         ...(transferKind === undefined ? {} : { kind: transferKind }),
         startMs: fromMs,
         endMs: untilMs,
       }
-      let transfers: TransferLedgerPage
+      let keys: TransferLedgerPage
       try {
-        transfers = deps.unarchivedAccounts.has(accountId)
-          ? transferLedgerOf(accountId, window, deepest)
-          : await deps.transferArchive.ledger(accountId, window, deepest)
-      } catch {
+        keys = await transfers.ledger(window, deepest)
+      } catch (error) {
+        if (error instanceof LedgerBusyError) return failure(protocolError(108))
         return failure(protocolError(101)) // the transfer archive cannot be written or read
       }
-      for (const transfer of transfers.transfers)
-        others.push({ timestamp: transfer.timestamp, item: () => transferLedgerItem(transfer) })
-      othersCount += transfers.total
+      transferKeys = keys.transfers
+      othersCount += keys.total
     }
     if (type === undefined || type === 'staking')
       for (const reward of service.core.stakingRewardsOf(accountId)) {
         const timestamp = reward.creditedMs ?? reward.dayMs + rewardDayMs
         if (timestamp < fromMs || timestamp > untilMs) continue
-        others.push({ timestamp, item: () => rewardLedgerItem(reward, timestamp) })
+        rewards.push({ timestamp, item: () => rewardLedgerItem(reward, timestamp) })
         othersCount += 1
       }
-    // A transfer before a reward of the same millisecond (the sort is stable).
-    others.sort((a, b) => b.timestamp - a.timestamp)
-    others.length = Math.min(others.length, deepest)
+    rewards.sort((a, b) => b.timestamp - a.timestamp)
+    // The two lists merged, newest first, a transfer before a reward of the same millisecond,
+    // as deep as the page: a deep page's keys are many, and already in order.
+    const others: Other[] = []
+    for (let t = 0, r = 0; others.length < deepest; ) {
+      const transfer = transferKeys[t]
+      const reward = rewards[r]
+      if (transfer === undefined && reward === undefined) break
+      if (
+        reward === undefined ||
+        (transfer !== undefined && transfer.timestamp >= reward.timestamp)
+      ) {
+        others.push(transfer!)
+        t += 1
+      } else {
+        others.push(reward)
+        r += 1
+      }
+    }
     const window = { startMs: fromMs, endMs: untilMs, side }
     // Every fill the account ever had is in the fill archive; the simulator's accounts are kept
     // in memory only.
@@ -934,9 +972,20 @@ export function registerExchangeActions(
         : (offset, limit) => deps.fillArchive.ledger(accountId, window, offset, limit)
     try {
       const ledger = await ledgerPage(others, fills, (page - 1) * maxItems, maxItems, othersCount)
+      const shown = new Map<number, Transfer>()
+      const seqs = ledger.entries.flatMap((entry) =>
+        entry.kind === 'transfer' && entry.transfer.seq !== undefined ? [entry.transfer.seq] : [],
+      )
+      for (const transfer of await transfers.records(seqs)) shown.set(transfer.seq, transfer)
+      const otherItem = (other: Other): Record<string, unknown> => {
+        if (other.item !== undefined) return other.item()
+        const transfer = shown.get(other.seq!)
+        if (transfer === undefined) throw new Error(`transfer ${other.seq} of the page not found`)
+        return transferLedgerItem(transfer)
+      }
       return success({
         items: ledger.entries.map((entry) =>
-          entry.kind === 'fill' ? fillLedgerItem(entry.fill) : entry.transfer.item(),
+          entry.kind === 'fill' ? fillLedgerItem(entry.fill) : otherItem(entry.transfer),
         ),
         currentPage: page,
         totalPages: Math.ceil(ledger.total / maxItems),
@@ -945,7 +994,7 @@ export function registerExchangeActions(
     } catch (error) {
       // The account has as many ledger reads under way as it may: try again shortly.
       if (error instanceof LedgerBusyError) return failure(protocolError(108))
-      return failure(protocolError(101)) // the fill archive cannot be written or read
+      return failure(protocolError(101)) // an archive cannot be written or read
     }
   })
 

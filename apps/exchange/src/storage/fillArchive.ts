@@ -17,6 +17,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { FillEvent, Side } from '@polder/engine'
 import type { StorageLocation } from './openStorage.ts'
 import {
+  AccountReadLines,
   type ArchiveWindow,
   insertIgnoringDuplicates,
   ProjectionArchive,
@@ -33,16 +34,7 @@ export type LedgerWindow = { startMs: number; endMs: number; side: Side | undefi
 /** A page of an account's ledger: `limit` fills of the window from the `offset`-th on. */
 type LedgerRead = { accountId: number; window: LedgerWindow; offset: number; limit: number }
 
-/** An account's ledger reads running or waiting, at most: a read past them is refused. */
-export const ledgerReadsPerAccountMax = 3
-
-/** A ledger read refused because the account already has `ledgerReadsPerAccountMax` under way. */
-export class LedgerBusyError extends Error {
-  override name = 'LedgerBusyError'
-  constructor() {
-    super(`an account may have ${ledgerReadsPerAccountMax} ledger reads under way at most`)
-  }
-}
+export { LedgerBusyError, ledgerReadsPerAccountMax } from './projectionArchive.ts'
 
 /** How many fills a ledger window holds, and the page of them asked for. */
 export type LedgerFillPage = { total: number; fills: FillEvent[] }
@@ -171,8 +163,7 @@ export abstract class FillArchive extends ProjectionArchive<FillEvent, FillParti
     return this.listIn({ accountId, market }, window)
   }
 
-  /** Each account's ledger reads: the last in its line, and how many are running or waiting. */
-  readonly #ledgerReads = new Map<number, { last: Promise<unknown>; count: number }>()
+  readonly #ledgerReads = new AccountReadLines()
 
   /**
    * An account's fills in every market in the window for its ledger (`GET /account/history`),
@@ -193,20 +184,10 @@ export abstract class FillArchive extends ProjectionArchive<FillEvent, FillParti
     offset: number,
     limit: number,
   ): Promise<LedgerFillPage> {
-    const line = this.#ledgerReads.get(accountId) ?? { last: Promise.resolve(), count: 0 }
-    if (line.count >= ledgerReadsPerAccountMax) return Promise.reject(new LedgerBusyError())
-    line.count += 1
-    this.#ledgerReads.set(accountId, line)
-    const read = line.last.then(async () => {
+    return this.#ledgerReads.run(accountId, async () => {
       await this.writtenThrough()
       return this.selectLedger({ accountId, window, offset, limit })
     })
-    const done = () => {
-      line.count -= 1
-      if (line.count === 0) this.#ledgerReads.delete(accountId)
-    }
-    line.last = read.then(done, done)
-    return read
   }
 
   protected abstract selectLedger(read: LedgerRead): Promise<LedgerFillPage>

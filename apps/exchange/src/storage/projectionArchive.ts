@@ -440,6 +440,41 @@ export class SqliteArchiveFile {
   }
 }
 
+/** An account's ledger reads running or waiting, at most: a read past them is refused. */
+export const ledgerReadsPerAccountMax = 3
+
+/** A ledger read refused because the account already has `ledgerReadsPerAccountMax` under way. */
+export class LedgerBusyError extends Error {
+  override name = 'LedgerBusyError'
+  constructor() {
+    super(`an account may have ${ledgerReadsPerAccountMax} ledger reads under way at most`)
+  }
+}
+
+/**
+ * Each account's long reads in a line, one at a time: a caller asking again and again waits
+ * behind itself, and one with `ledgerReadsPerAccountMax` running or waiting is refused
+ * (`LedgerBusyError`).
+ */
+export class AccountReadLines {
+  /** Each account's line: its last read, and how many are running or waiting. */
+  readonly #lines = new Map<number, { last: Promise<unknown>; count: number }>()
+
+  run<Result>(accountId: number, read: () => Promise<Result>): Promise<Result> {
+    const line = this.#lines.get(accountId) ?? { last: Promise.resolve(), count: 0 }
+    if (line.count >= ledgerReadsPerAccountMax) return Promise.reject(new LedgerBusyError())
+    line.count += 1
+    this.#lines.set(accountId, line)
+    const result = line.last.then(read)
+    const done = () => {
+      line.count -= 1
+      if (line.count === 0) this.#lines.delete(accountId)
+    }
+    line.last = result.then(done, done)
+    return result
+  }
+}
+
 /** PostgreSQL's limit on the parameters of one statement. */
 const sqlParametersMax = 65_535
 

@@ -17,6 +17,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { Transfer } from '../core/orderHistory.ts'
 import type { StorageLocation } from './openStorage.ts'
 import {
+  AccountReadLines,
   type ArchiveWindow,
   insertRows,
   ProjectionArchive,
@@ -37,8 +38,14 @@ export type TransferPartition = {
 /** The ledger's transfers of an account: a time window (inclusive), of one kind or both. */
 export type TransferLedgerWindow = { kind?: Transfer['kind']; startMs: number; endMs: number }
 
-/** How many transfers a ledger window holds, and the newest `limit` of them. */
-export type TransferLedgerPage = { total: number; transfers: ArchivedTransfer[] }
+/** A transfer's place in the ledger: what orders it, without the transfer itself. */
+export type LedgerTransferKey = { timestamp: number; seq: number }
+
+/**
+ * How many transfers a ledger window holds, and the newest `limit` of them as keys: a deep page
+ * needs every transfer newer than it to be placed, but shows only its own (`records`).
+ */
+export type TransferLedgerPage = { total: number; transfers: LedgerTransferKey[] }
 
 /**
  * The ledger's order of transfers: newest first, a deposit before a withdrawal of the same
@@ -123,19 +130,37 @@ export abstract class TransferArchive extends ProjectionArchive<
     return firstMissing.seq > known + 1
   }
 
+  readonly #ledgerReads = new AccountReadLines()
+
   /**
-   * For the ledger (`GET /account/history`): how many transfers the window holds and the newest
-   * `limit` of them, in the ledger's order (`compareLedgerTransfers`), read down an index by
-   * time. Every transfer added before the call is written first, so the count and the page see
-   * the same ones.
+   * For the ledger (`GET /account/history`): how many transfers the window holds and the keys
+   * of the newest `limit`, in the ledger's order (`compareLedgerTransfers`), read down an index
+   * by time. Every transfer added before the call is written first, so the count and the keys
+   * see the same ones. An account's reads go one at a time, as the fill ledger's
+   * (`LedgerBusyError` past `ledgerReadsPerAccountMax`).
    */
-  async ledger(
+  ledger(
     accountId: number,
     window: TransferLedgerWindow,
     limit: number,
   ): Promise<TransferLedgerPage> {
-    await this.writtenThrough()
-    return this.selectLedger(accountId, window, limit)
+    return this.#ledgerReads.run(accountId, async () => {
+      await this.writtenThrough()
+      return this.selectLedger(accountId, window, limit)
+    })
+  }
+
+  /** An account's transfers of these numbers, written or still waiting (in no set order). */
+  async records(accountId: number, seqs: readonly number[]): Promise<ArchivedTransfer[]> {
+    if (seqs.length === 0) return []
+    const wanted = new Set(seqs)
+    const bySeq = new Map<number, ArchivedTransfer>()
+    for (const transfer of await this.selectSeqs(accountId, seqs)) bySeq.set(transfer.seq, transfer)
+    // Waiting, they are newer than what is written (a status since): the last of them wins.
+    for (const transfer of this.waiting())
+      if (transfer.accountId === accountId && wanted.has(transfer.seq))
+        bySeq.set(transfer.seq, transfer)
+    return [...bySeq.values()]
   }
 
   protected abstract selectLedger(
@@ -143,6 +168,11 @@ export abstract class TransferArchive extends ProjectionArchive<
     window: TransferLedgerWindow,
     limit: number,
   ): Promise<TransferLedgerPage>
+
+  protected abstract selectSeqs(
+    accountId: number,
+    seqs: readonly number[],
+  ): Promise<ArchivedTransfer[]>
 
   /** An account's transfers matching the query, newest first, written or still waiting. */
   list(accountId: number, query: TransferQuery): Promise<ArchivedTransfer[]> {
@@ -231,14 +261,29 @@ export class SqliteTransferArchive extends TransferArchive {
     const [counted, rows] = await this.#file.readTogether([
       { sql: `select count(*) as total from account_transfers ${where}`, params },
       {
-        sql: `select account_id, record from account_transfers ${where} order by ${ledgerOrder} limit ?`,
+        sql: `select timestamp_ms as timestamp, seq from account_transfers ${where}
+          order by ${ledgerOrder} limit ?`,
         params: [...params, limit],
       },
     ])
     return {
       total: Number((counted as { total: number }[])[0]?.total ?? 0),
-      transfers: (rows as Row[]).map(transferOf),
+      transfers: rows as LedgerTransferKey[],
     }
+  }
+
+  protected async selectSeqs(
+    accountId: number,
+    seqs: readonly number[],
+  ): Promise<ArchivedTransfer[]> {
+    // A page's worth (at most 100 numbers): on the event loop, down the primary key.
+    const rows = this.#db
+      .prepare(
+        `select account_id, record from account_transfers
+          where account_id = ? and seq in (${seqs.map(() => '?').join(', ')})`,
+      )
+      .all(accountId, ...seqs) as Row[]
+    return rows.map(transferOf)
   }
 
   protected async newestId(partition: TransferPartition): Promise<number> {
@@ -303,18 +348,35 @@ export class SqlTransferArchive extends TransferArchive {
       and ($4::text is null or kind = $4)`
     // One statement, so that the count and the page see the same rows (a page past the end is
     // one row of nulls beside the count).
-    const rows = await this.#driver.query<{ total: string | number } & Partial<Row>>(
-      `select counted.total, page.account_id, page.record
+    const rows = await this.#driver.query<{
+      total: string | number
+      timestamp_ms: string | number | null
+      seq: string | number | null
+    }>(
+      `select counted.total, page.timestamp_ms, page.seq
          from (select count(*) as total from account_transfers ${where}) counted
-         left join (select account_id, record, timestamp_ms, kind, seq from account_transfers
+         left join (select timestamp_ms, kind, seq from account_transfers
            ${where} order by ${ledgerOrder} limit $5) page on true
         order by page.timestamp_ms desc, page.kind, page.seq desc`,
       [accountId, window.startMs, window.endMs, window.kind ?? null, limit],
     )
     return {
       total: Number(rows[0]?.total ?? 0),
-      transfers: rows.filter((row) => row.record != null).map((row) => transferOf(row as Row)),
+      transfers: rows
+        .filter((row) => row.seq != null)
+        .map((row) => ({ timestamp: Number(row.timestamp_ms), seq: Number(row.seq) })),
     }
+  }
+
+  protected async selectSeqs(
+    accountId: number,
+    seqs: readonly number[],
+  ): Promise<ArchivedTransfer[]> {
+    const rows = await this.#driver.query<Row>(
+      'select account_id, record from account_transfers where account_id = $1 and seq = any($2::bigint[])',
+      [accountId, `{${seqs.join(',')}}`],
+    )
+    return rows.map(transferOf)
   }
 
   /** One round trip for many accounts (a start asks for every account with kept transfers). */
