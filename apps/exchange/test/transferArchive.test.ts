@@ -138,3 +138,28 @@ describe('deposits and withdrawals beyond what the core keeps', () => {
     expect((await get('/v2/account/history?maxItems=100')).totalPages).toBe(pages)
   }, 120_000)
 })
+
+describe('listeners of durable commands', () => {
+  it('all hear of each, whatever one of them throws, and the first failure is the caller’s', async () => {
+    const { server, baseUrl } = await startTestServer()
+    servers.push(server)
+    const trader = await createTrader(server, 'listeners@example.com', { EUR: '1000' })
+    const heard: string[] = []
+    server.service.onEvents(() => {
+      throw new Error('a listener failed')
+    })
+    server.service.onEvents((events) => {
+      for (const event of events) heard.push(event.type)
+    })
+    server.service.onDurable((command) => heard.push(`durable ${command.type}`))
+    const placed = await signedRequest(baseUrl, trader, 'POST', '/v2/order', {
+      body: { market: 'BTC-EUR', side: 'buy', orderType: 'limit', amount: '0.01', price: '1000' },
+    })
+    expect(placed.status).toBe(500) // the failure reached the caller
+    expect(heard).toContain('order')
+    expect(heard).toContain('durable placeOrder')
+    // And the order is there, durable, as the listeners were told.
+    const open = await signedRequest(baseUrl, trader, 'GET', '/v2/ordersOpen?market=BTC-EUR')
+    expect(open.json).toMatchObject([{ side: 'buy', price: '1000', status: 'new' }])
+  })
+})

@@ -183,13 +183,23 @@ export class ExchangeService {
     } catch (error) {
       throw this.#halt(error as Error)
     }
-    try {
-      if (outcome.events.length > 0)
-        for (const listener of this.#listeners) listener(outcome.events, command)
-    } finally {
-      // Whatever an event listener did (the archives must not miss a durable command).
-      for (const listener of this.#durableListeners) listener(command)
-    }
+    // Every listener hears of a durable command, whatever another did (the archives and the
+    // market data must not miss one); the first failure is then the caller's.
+    let failed: { error: unknown } | undefined
+    if (outcome.events.length > 0)
+      for (const listener of this.#listeners)
+        try {
+          listener(outcome.events, command)
+        } catch (error) {
+          failed ??= { error }
+        }
+    for (const listener of this.#durableListeners)
+      try {
+        listener(command)
+      } catch (error) {
+        failed ??= { error }
+      }
+    if (failed !== undefined) throw failed.error
     return outcome
   }
 
