@@ -713,18 +713,23 @@ export function registerExchangeActions(
    */
   const transfersOf = async (accountId: number, query: TransferQuery): Promise<Transfer[]> => {
     if (!deps.unarchivedAccounts.has(accountId)) return deps.transferArchive.list(accountId, query)
-    const kinds = query.kind === undefined ? (['deposit', 'withdraw'] as const) : [query.kind]
-    return kinds
-      .flatMap((kind) => history.transfersOf(accountId, kind))
-      .filter(
-        (t) =>
-          (query.asset === undefined || t.asset === query.asset) &&
-          t.timestamp >= query.startMs &&
-          t.timestamp <= query.endMs,
-      )
+    return keptTransfersIn(accountId, query)
       .sort((a, b) => b.seq - a.seq)
       .slice(0, query.limit)
   }
+  /** The transfers the core keeps of an account (one the archive does not keep) in a window. */
+  const keptTransfersIn = (
+    accountId: number,
+    { kind, asset, startMs, endMs }: Omit<TransferQuery, 'limit'>,
+  ): Transfer[] =>
+    (kind === undefined ? (['deposit', 'withdraw'] as const) : [kind])
+      .flatMap((oneKind) => history.transfersOf(accountId, oneKind))
+      .filter(
+        (t) =>
+          (asset === undefined || t.asset === asset) &&
+          t.timestamp >= startMs &&
+          t.timestamp <= endMs,
+      )
   /**
    * The ledger's transfers of an account: `TransferArchive.ledger` and `records`, or for an
    * account the archive does not keep, the same from the core's memory.
@@ -740,23 +745,15 @@ export function registerExchangeActions(
         ledger: (window, limit) => deps.transferArchive.ledger(accountId, window, limit),
         records: (seqs) => deps.transferArchive.records(accountId, seqs),
       }
-    const kept = [
-      ...history.transfersOf(accountId, 'deposit'),
-      ...history.transfersOf(accountId, 'withdraw'),
-    ]
     return {
       ledger: async (window, limit) => {
-        const transfers = kept
-          .filter(
-            (t) =>
-              (window.kind === undefined || t.kind === window.kind) &&
-              t.timestamp >= window.startMs &&
-              t.timestamp <= window.endMs,
-          )
-          .sort(compareLedgerTransfers)
+        const transfers = keptTransfersIn(accountId, window).sort(compareLedgerTransfers)
         return { total: transfers.length, transfers: transfers.slice(0, limit) }
       },
-      records: async (seqs) => kept.filter((t) => seqs.includes(t.seq)),
+      records: async (seqs) =>
+        keptTransfersIn(accountId, { startMs: 0, endMs: Number.MAX_SAFE_INTEGER }).filter((t) =>
+          seqs.includes(t.seq),
+        ),
     }
   }
   /** The account's deposits or withdrawals matching the symbol, time window and limit. */

@@ -104,8 +104,9 @@ const openStatuses = new Set(['new', 'partiallyFilled', 'awaitingTrigger'])
 export type Transfer = {
   /**
    * The account's count of transfers when this one was recorded (1, 2, …): its id in the
-   * transfer archive (src/storage/transferArchive.ts). Snapshots from before 2026-11-27 lack
-   * it; their kept transfers are numbered from 1 when read back.
+   * transfer archive (src/storage/transferArchive.ts). The newest kept transfer has the count
+   * (the trim never takes it). Snapshots from before 2026-11-27 lack it: their kept transfers
+   * are numbered on from the highest number among them when read back (from 1 when none has one).
    */
   seq: number
   kind: 'deposit' | 'withdraw'
@@ -133,8 +134,6 @@ export type TransferChange = { accountId: number; transfer: Transfer }
 
 export type OrderHistorySnapshot = {
   transfers?: [accountId: number, transfers: Transfer[]][]
-  /** Each account's count of transfers ever recorded (since 2026-11-27). */
-  transferSeqs?: [accountId: number, seq: number][]
   /**
    * An array when read back; an ArrayView when captured (see `snapshot`), where a closed
    * order's state is its kept JSON text.
@@ -171,8 +170,6 @@ export class OrderHistory {
   readonly #fillsByAccount = new Map<number, FillEvent[]>()
   readonly #trades = new Map<string, TradeEvent[]>()
   readonly #transfers = new Map<number, Transfer[]>()
-  /** Each account's count of transfers ever recorded (the newest's `seq`). */
-  readonly #transferSeqs = new Map<number, number>()
   /**
    * Transfers recorded or changed since `takeTransferChanges` was last called (copies are made
    * there): what the command just applied did, for the archive. Not part of the history's state.
@@ -209,7 +206,6 @@ export class OrderHistory {
         accountId,
         transfers.map((transfer) => ({ ...transfer })),
       ]),
-      transferSeqs: [...this.#transferSeqs],
       orders: new ArrayView(count, (at) => {
         const state = states[at]!
         return [
@@ -250,21 +246,16 @@ export class OrderHistory {
     for (const [accountId, fills] of snapshot.fillsByAccount)
       history.#fillsByAccount.set(accountId, fills)
     for (const [market, trades] of snapshot.trades) history.#trades.set(market, trades)
+    for (const [, transfers] of snapshot.transfers ?? []) {
+      // Transfers of a snapshot from before they were numbered are numbered on from the highest
+      // number among them (from 1 when none has one; some have when a build of before wrote a
+      // snapshot of a newer one's, and their numbers are the archive's).
+      let seq = 0
+      for (const transfer of transfers) seq = Math.max(seq, transfer.seq ?? 0)
+      for (const transfer of transfers) transfer.seq ??= ++seq
+    }
     for (const [accountId, transfers] of snapshot.transfers ?? [])
       history.#transfers.set(accountId, transfers)
-    if (snapshot.transferSeqs === undefined)
-      // A snapshot from before transfers were numbered: those it kept are numbered on from the
-      // highest number any of them has (from 1 when none has one; some have after a build of
-      // before wrote a snapshot of a newer one's, and their numbers are the archive's).
-      for (const [accountId, transfers] of history.#transfers) {
-        let seq = 0
-        for (const transfer of transfers) seq = Math.max(seq, transfer.seq ?? 0)
-        for (const transfer of transfers) if (transfer.seq === undefined) transfer.seq = ++seq
-        history.#transferSeqs.set(accountId, seq)
-      }
-    else
-      for (const [accountId, seq] of snapshot.transferSeqs)
-        history.#transferSeqs.set(accountId, seq)
     history.#addMissingFills()
     return history
   }
@@ -335,11 +326,9 @@ export class OrderHistory {
   }
 
   recordTransfer(accountId: number, recorded: Omit<Transfer, 'seq'>): void {
-    const seq = (this.#transferSeqs.get(accountId) ?? 0) + 1
-    this.#transferSeqs.set(accountId, seq)
-    const transfer: Transfer = { seq, ...recorded }
-    this.#transferChanges.push({ accountId, transfer })
     const transfers = this.#transfers.get(accountId) ?? []
+    const transfer: Transfer = { seq: (transfers.at(-1)?.seq ?? 0) + 1, ...recorded }
+    this.#transferChanges.push({ accountId, transfer })
     transfers.push(transfer)
     if (transfers.length > transfersPerAccountMax * 2) {
       // The oldest go, but never one the rolling daily withdrawal limits still count, nor a
