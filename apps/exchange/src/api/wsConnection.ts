@@ -13,6 +13,7 @@ import {
   restEndpointWeight,
   type SubscriptionChannel,
   safeParse,
+  wsActions,
   wsRequest,
 } from '@polder/protocol'
 import type { WebSocket } from 'ws'
@@ -129,6 +130,9 @@ export function frameText(text: string): Buffer {
 
 /** Bytes queued for a client before it counts as a slow consumer and is disconnected. */
 export const sendBufferBytesMax = 4 * 1024 * 1024
+
+const wsActionNames: ReadonlySet<string> = new Set(wsActions)
+const isWsAction = (action: string): boolean => wsActionNames.has(action)
 
 /** What a browser session may do: everything but withdraw (that needs an API key with it). */
 const sessionPermissions: readonly Permission[] = ['view', 'trade']
@@ -322,7 +326,10 @@ export class WsConnection {
     // As over REST: the call's weight is charged, and a private one needs an authenticated
     // caller, before its parameters are checked, so the same call gets the same answer (300
     // for a private call from a socket that has not authenticated, whatever its parameters).
-    const endpoint = action === undefined ? undefined : endpointOfAction.get(action)
+    // Only a WebSocket action: a REST-only one (cancel-on-disconnect) is unknown here, 415 for
+    // anyone, not 300 for a socket that has not authenticated.
+    const endpoint =
+      action !== undefined && isWsAction(action) ? endpointOfAction.get(action) : undefined
     const weight = endpoint ? restEndpointWeight(endpoint, record) : controlWeight
     const decision = this.#deps.rateLimiter.charge(
       caller,

@@ -22,7 +22,7 @@ export type IssueErrorCode = {
 export type ValidationIssue = {
   /** Path to the offending value, e.g. `['channels', 0, 'name']`; `[]` for the message itself. */
   readonly path: readonly (string | number)[]
-  /** The top-level parameter the wire message names (`{param}` of 203/205). */
+  /** The parameter the wire message names (`{param}` of 203/204/205): the innermost named one. */
   readonly param: string
   /** For people: `expected a decimal string`, `required`, `not supported`, ... */
   readonly message: string
@@ -122,9 +122,17 @@ function toPath(path: readonly PropertyKey[]): (string | number)[] {
   return path.map((key) => (typeof key === 'number' ? key : String(key)))
 }
 
-function topLevel(path: readonly (string | number)[]): string {
-  const first = path[0]
-  return first === undefined ? '(message)' : String(first)
+/**
+ * The parameter a path names on the wire (`{param}` of 203/204/205): the innermost named one, so
+ * that a subscribe's bad channel names what is wrong in it (`interval`, `markets`) rather than
+ * `channels`; an element of `markets` is a `market`, as an unknown market is named.
+ */
+function paramOf(path: readonly (string | number)[]): string {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const key = path[i]
+    if (typeof key === 'string') return key === 'markets' && i < path.length - 1 ? 'market' : key
+  }
+  return '(message)'
 }
 
 function toValidationIssues(
@@ -138,7 +146,7 @@ function toValidationIssues(
       const keyPath = [...path, key]
       return {
         path: keyPath,
-        param: keyPath.join('.'),
+        param: key,
         message: 'not supported',
         errorCode: unknownParameterErrorCodes[location],
         messageParams: {},
@@ -151,7 +159,7 @@ function toValidationIssues(
       return [
         {
           path,
-          param: topLevel(path),
+          param: paramOf(path),
           message: issue.message,
           errorCode: attached.errorCode,
           messageParams: attached.messageParams ?? {},
@@ -165,7 +173,7 @@ function toValidationIssues(
   // invalid, not missing. A path that ends at an object without the key is missing.
   const sent = found.present || reachesNonObject(input, issue.path)
   if (!sent) {
-    return [{ path, param: topLevel(path), message: 'required', errorCode: 203, messageParams: {} }]
+    return [{ path, param: paramOf(path), message: 'required', errorCode: 203, messageParams: {} }]
   }
   if (
     issue.code === 'invalid_union' &&
@@ -176,7 +184,7 @@ function toValidationIssues(
     return [
       {
         path,
-        param: topLevel(path),
+        param: paramOf(path),
         message: `unknown action "${found.value}"`,
         errorCode: 415,
         messageParams: {},
@@ -186,7 +194,7 @@ function toValidationIssues(
   return [
     {
       path,
-      param: topLevel(path),
+      param: paramOf(path),
       message: issue.message,
       errorCode: 205,
       messageParams: {},
