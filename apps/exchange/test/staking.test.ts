@@ -131,10 +131,12 @@ describe('staking', () => {
 
   it('pays one day of rewards per day for 30 days, never twice for a day', async () => {
     const daily = (toLedgerUnits(5, 0) * BigInt(stakingYieldsPpm().ETH!)) / (1_000_000n * 365n)
-    for (let day = 0; day < 30; day += 1) {
+    // The day the 5 ETH were staked in pays nothing (it had less staked): then 30 whole days.
+    for (let day = 0; day < 31; day += 1) {
       nowMs += dayMs
       expect(await server.stakingAccrual.tick()).toBe(true)
       expect(await server.stakingAccrual.tick()).toBe(false)
+      if (day === 0) expect(server.service.core.stakingRewardsOf(accountId)).toEqual([])
     }
     expect(server.service.core.ledger.balance(accountId, 'ETH').available).toBe(
       toLedgerUnits(5, 0) + 30n * daily,

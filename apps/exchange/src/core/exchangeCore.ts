@@ -374,6 +374,8 @@ export type CoreSnapshot = {
     acknowledged: number[]
     lastAccruedDayMs: number
     rewards: [accountId: number, rewards: StakingReward[]][]
+    /** Positions whose least amount since the last payout is below their amount now. */
+    lows?: [key: string, amount: string][]
   }
   payments?: Payment[]
   pendingWithdrawals?: PendingWithdrawal[]
@@ -397,6 +399,12 @@ export class ExchangeCore {
   readonly savingsPlans = new Map<string, Plan>()
   /** Staked amounts by `${accountId} ${asset}`, in ledger units. */
   readonly stakes = new Map<string, bigint>()
+  /**
+   * The least each position held since the last payout, for those staked to or unstaked from
+   * since (the others held what they hold now): a day's reward is paid on it, so that funds
+   * staked for a moment around midnight earn nothing for the day.
+   */
+  readonly #stakeLows = new Map<string, bigint>()
   readonly #riskAcknowledged = new Set<number>()
   #lastAccruedDayMs = 0
   readonly #rewards = new Map<number, StakingReward[]>()
@@ -421,6 +429,8 @@ export class ExchangeCore {
     for (const plan of snapshot?.savings ?? []) this.savingsPlans.set(plan.id, plan)
     for (const [key, amount] of snapshot?.staking?.positions ?? [])
       this.stakes.set(key, BigInt(amount))
+    for (const [key, amount] of snapshot?.staking?.lows ?? [])
+      this.#stakeLows.set(key, BigInt(amount))
     for (const accountId of snapshot?.staking?.acknowledged ?? [])
       this.#riskAcknowledged.add(accountId)
     this.#lastAccruedDayMs = snapshot?.staking?.lastAccruedDayMs ?? 0
@@ -450,6 +460,7 @@ export class ExchangeCore {
         acknowledged: [...this.#riskAcknowledged],
         lastAccruedDayMs: this.#lastAccruedDayMs,
         rewards: [...this.#rewards],
+        lows: [...this.#stakeLows].map(([key, amount]) => [key, amount.toString()]),
       },
       payments: this.payments.snapshot(),
       pendingWithdrawals: [...this.pendingWithdrawals.values()],
@@ -696,6 +707,8 @@ export class ExchangeCore {
         command.reference,
         command.timestamp,
       )
+      // Added to the position, but not to the least it held since the last payout.
+      if (!this.#stakeLows.has(key)) this.#stakeLows.set(key, staked)
       this.stakes.set(key, staked + amount)
     } else {
       if (staked < amount) return { ok: false, ...protocolError(216).body }
@@ -709,6 +722,8 @@ export class ExchangeCore {
       )
       if (staked === amount) this.stakes.delete(key)
       else this.stakes.set(key, staked - amount)
+      const low = this.#stakeLows.get(key) ?? staked
+      this.#stakeLows.set(key, low < staked - amount ? low : staked - amount)
     }
     return { ok: true, events: [] }
   }
@@ -717,10 +732,12 @@ export class ExchangeCore {
     // Once per day: a repeated or older day is refused, so a crash or a second timer never pays twice.
     if (command.dayMs <= this.#lastAccruedDayMs) return { ok: false, ...protocolError(232).body }
     this.#lastAccruedDayMs = command.dayMs
-    for (const [key, amount] of this.stakes) {
+    for (const [key, staked] of this.stakes) {
       const [accountText, asset] = key.split(' ') as [string, string]
       const yieldPpm = BigInt(command.yieldPpm[asset] ?? 0)
-      // Simple daily interest on the staked amount, rounded down to the ledger unit.
+      // Simple daily interest on the least amount staked since the last payout (a stake made
+      // during the day earns from the next day on), rounded down to the ledger unit.
+      const amount = this.#stakeLows.get(key) ?? staked
       const reward = (amount * yieldPpm) / (1_000_000n * 365n)
       if (reward <= 0n) continue
       const accountId = Number(accountText)
@@ -741,6 +758,8 @@ export class ExchangeCore {
       if (rewards.length > 3_650 * 2) rewards.splice(0, rewards.length - 3_650)
       this.#rewards.set(accountId, rewards)
     }
+    // What was staked or unstaked since this payout counts in full from the next one on.
+    this.#stakeLows.clear()
     return { ok: true, events: [] }
   }
 

@@ -1,0 +1,100 @@
+// A day's staking reward is paid on the least amount a position held since the previous payout:
+// funds staked a second before midnight and unstaked after the payout earn nothing (they earned
+// a whole day's yield before, from a review), and that least amount survives a snapshot.
+import { describe, expect, it } from 'vitest'
+import { ExchangeCore } from '../src/core/exchangeCore.ts'
+import { toLedgerUnits } from '../src/ledger/ledger.ts'
+
+const dayMs = 86_400_000
+const day0 = Date.parse('2026-11-22T00:00:00Z')
+const yieldPpm = { ETH: 36_500 } // 3.65% a year: a day pays 1/10,000 of what is staked
+const eth = (amount: number) => toLedgerUnits(amount, 0)
+const daily = (amount: number) => eth(amount) / 10_000n
+
+function coreWithEth(amount: number): ExchangeCore {
+  const core = new ExchangeCore()
+  const deposit = core.apply({
+    type: 'deposit',
+    timestamp: day0,
+    accountId: 1,
+    asset: 'ETH',
+    amount: eth(amount).toString(),
+    reference: 'eth',
+  })
+  expect(deposit.ok).toBe(true)
+  return core
+}
+
+let references = 0
+function move(core: ExchangeCore, type: 'stake' | 'unstake', amount: number, atMs: number): void {
+  const outcome = core.apply({
+    type,
+    timestamp: atMs,
+    accountId: 1,
+    asset: 'ETH',
+    amount: eth(amount).toString(),
+    acknowledgeRisk: true,
+    reference: `move ${(references += 1)}`,
+  })
+  expect(outcome.ok).toBe(true)
+}
+
+/** Pays the day that began at `dayStartMs`, just after it ended; returns what it paid. */
+function payDay(core: ExchangeCore, dayStartMs: number): bigint {
+  const before = core.ledger.balance(1, 'ETH').available
+  const outcome = core.apply({
+    type: 'accrueStakingRewards',
+    timestamp: dayStartMs + dayMs + 1_000,
+    dayMs: dayStartMs,
+    yieldPpm,
+  })
+  expect(outcome.ok).toBe(true)
+  return core.ledger.balance(1, 'ETH').available - before
+}
+
+describe('staking rewards on the least amount held since the last payout', () => {
+  it('pays nothing for funds staked a second before midnight and unstaked after the payout', () => {
+    const core = coreWithEth(1_000)
+    move(core, 'stake', 1_000, day0 + dayMs - 1_000)
+    expect(payDay(core, day0)).toBe(0n)
+    move(core, 'unstake', 1_000, day0 + dayMs + 2_000)
+    expect(payDay(core, day0 + dayMs)).toBe(0n)
+    expect(core.ledger.balance(1, 'ETH').available).toBe(eth(1_000))
+    core.ledger.checkInvariant()
+  })
+
+  it('pays a day on what stayed staked all of it, then in full from the next day on', () => {
+    const core = coreWithEth(1_000)
+    move(core, 'stake', 100, day0 + 1_000)
+    expect(payDay(core, day0)).toBe(0n) // staked during the day
+    expect(payDay(core, day0 + dayMs)).toBe(daily(100)) // held all day
+    // Day 2: 60 unstaked, then 500 staked: only the 40 held throughout earn.
+    move(core, 'unstake', 60, day0 + 2 * dayMs + 3_600_000)
+    move(core, 'stake', 500, day0 + 2 * dayMs + 7_200_000)
+    expect(payDay(core, day0 + 2 * dayMs)).toBe(daily(40))
+    expect(payDay(core, day0 + 3 * dayMs)).toBe(daily(540))
+    // Everything unstaked and staked again within a day: that day pays nothing.
+    move(core, 'unstake', 540, day0 + 4 * dayMs + 1_000)
+    move(core, 'stake', 540, day0 + 4 * dayMs + 2_000)
+    expect(payDay(core, day0 + 4 * dayMs)).toBe(0n)
+    expect(payDay(core, day0 + 5 * dayMs)).toBe(daily(540))
+    core.ledger.checkInvariant()
+  })
+
+  it('keeps the least amount held in the snapshot', () => {
+    const core = coreWithEth(1_000)
+    move(core, 'stake', 100, day0 + 1_000)
+    expect(payDay(core, day0)).toBe(0n)
+    move(core, 'unstake', 70, day0 + dayMs + 1_000)
+    move(core, 'stake', 200, day0 + dayMs + 2_000)
+    const restored = new ExchangeCore(JSON.parse(JSON.stringify(core.snapshot())))
+    expect(payDay(restored, day0 + dayMs)).toBe(daily(30))
+    expect(payDay(core, day0 + dayMs)).toBe(daily(30))
+    // A snapshot of before the rule (no least amounts) pays on what is staked, as it did.
+    const older = core.snapshot()
+    delete older.staking?.lows
+    expect(payDay(new ExchangeCore(JSON.parse(JSON.stringify(older))), day0 + 2 * dayMs)).toBe(
+      daily(230),
+    )
+  })
+})
