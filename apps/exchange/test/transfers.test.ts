@@ -289,13 +289,7 @@ describe('daily withdrawal limits of the account level (verified: 100,000 EUR a 
     server.service.core.ledger.checkInvariant()
   })
 
-  it('values crypto at the market last price against the crypto limit', async () => {
-    const seller = await server.accounts.createAccount(
-      'coins@example.com',
-      'a long enough password',
-    )
-    const buyer = await server.accounts.createAccount('cash@example.com', 'a long enough password')
-    const key = await server.accounts.createApiKey(seller.id, ['view', 'withdraw'])
+  it("values crypto at the higher of its market's last price and the reference price", async () => {
     const fund = (accountId: number, asset: string, amount: bigint) =>
       server.service.submit({
         type: 'deposit',
@@ -305,57 +299,64 @@ describe('daily withdrawal limits of the account level (verified: 100,000 EUR a 
         amount: amount.toString(),
         reference: `${asset}-${accountId}`,
       })
-    await fund(seller.id, 'BTC', toLedgerUnits(5, 0))
-    await fund(buyer.id, 'EUR', toLedgerUnits(1_000_000, 0))
-    // One trade at 50,000 EUR sets the last price.
-    for (const [accountId, side] of [
-      [seller.id, 'sell'],
-      [buyer.id, 'buy'],
-    ] as const) {
-      const placed = await server.service.submit({
-        type: 'placeOrder',
-        timestamp: nowMs(),
-        market: 'BTC-EUR',
-        orderId: `limit-${side}`,
-        accountId,
-        side,
-        orderType: 'limit',
-        amount: 1_000_000, // 0.01 BTC
-        price: 50_000,
-        makerFeePpm: 0,
-        takerFeePpm: 0,
-      })
-      expect(placed.ok).toBe(true)
-    }
-    expect(server.service.core.engine.ticker('BTC-EUR')!.lastPrice).toBe(50_000)
-    const withdraw = async (amount: string) =>
-      (
-        await call(key, 'POST', '/v2/withdrawal', {
-          symbol: 'BTC',
-          amount,
-          address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
-          addWithdrawalFee: true,
+    /** Two accounts trade `amount` BTC units with each other at `price`, which sets the last. */
+    const trade = async (email: string, btcUnits: number, price: number) => {
+      const seller = await server.accounts.createAccount(`coins-${email}`, 'a long enough password')
+      const buyer = await server.accounts.createAccount(`cash-${email}`, 'a long enough password')
+      await fund(seller.id, 'BTC', toLedgerUnits(10, 0))
+      await fund(buyer.id, 'EUR', toLedgerUnits(1_000_000, 0))
+      for (const [accountId, side] of [
+        [seller.id, 'sell'],
+        [buyer.id, 'buy'],
+      ] as const) {
+        const placed = await server.service.submit({
+          type: 'placeOrder',
+          timestamp: nowMs(),
+          market: 'BTC-EUR',
+          orderId: `limit-${email}-${side}`,
+          accountId,
+          side,
+          orderType: 'limit',
+          amount: btcUnits,
+          price,
+          makerFeePpm: 0,
+          takerFeePpm: 0,
         })
-      ).json
-    expect((await withdraw('1.9')).success).toBe(true) // 95,000 EUR
-    expect(await withdraw('0.2')).toEqual({
+        expect(placed.ok).toBe(true)
+      }
+      expect(server.service.core.engine.ticker('BTC-EUR')!.lastPrice).toBe(price)
+      const key = await server.accounts.createApiKey(seller.id, ['view', 'withdraw'])
+      const withdraw = async (amount: string, symbol = 'BTC') =>
+        (
+          await call(key, 'POST', '/v2/withdrawal', {
+            symbol,
+            amount,
+            address:
+              symbol === 'EUR'
+                ? 'NL91ABNA0417164300'
+                : 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+            addWithdrawalFee: true,
+          })
+        ).json
+      return { sellerId: seller.id, withdraw }
+    }
+    // A last price of 100,000 EUR, above the catalogue's reference (90,000), values BTC.
+    const { sellerId, withdraw } = await trade('high@example.com', 1_000_000, 100_000) // 0.01 BTC
+    expect((await withdraw('0.95')).success).toBe(true) // 95,000 EUR
+    expect(await withdraw('0.06')).toEqual({
       errorCode: 441,
       error:
         'This withdrawal exceeds the crypto daily withdrawal limit of 100000 EUR; 5000.00 EUR is left in the last 24 hours.',
     })
-    expect((await withdraw('0.1')).success).toBe(true) // exactly 5,000 EUR
+    expect((await withdraw('0.05')).success).toBe(true) // exactly 5,000 EUR
+    // A last price of 1 EUR, set by two accounts trading 5 BTC with each other in a quiet
+    // book, does not lift the limit: the reference price still values BTC.
+    const { withdraw: cheap } = await trade('low@example.com', 500_000_000, 1)
+    expect(await cheap('1.2')).toMatchObject({ errorCode: 441 }) // 108,000 EUR at 90,000
+    expect((await cheap('1.1')).success).toBe(true) // 99,000 EUR
     // The crypto limit is its own: euros are counted apart.
-    await fund(seller.id, 'EUR', toLedgerUnits(10, 0))
-    expect(
-      (
-        await call(key, 'POST', '/v2/withdrawal', {
-          symbol: 'EUR',
-          amount: '10',
-          address: 'NL91ABNA0417164300',
-          addWithdrawalFee: true,
-        })
-      ).json.success,
-    ).toBe(true)
+    await fund(sellerId, 'EUR', toLedgerUnits(10, 0))
+    expect((await withdraw('10', 'EUR')).success).toBe(true)
   })
 })
 

@@ -79,20 +79,21 @@ export function withdrawnCentsSince(
 }
 
 /**
- * What `ledgerAmount` of `asset` is worth in EUR cents (rounded up): euros at face value, crypto
- * at its EUR market's last price, or the catalogue's reference price before the first trade.
+ * What `ledgerAmount` of `asset` is worth in EUR cents (rounded up), for the withdrawal limits:
+ * euros at face value, crypto at the higher of its EUR market's last price and the catalogue's
+ * reference price. Never at the last price alone: two accounts of one person could trade a few
+ * units with each other at 1 EUR in a quiet book and then withdraw any amount under the limit.
  */
 export function eurValueCents(engine: Engine, asset: string, ledgerAmount: bigint): bigint {
   if (asset === 'EUR') return ledgerAmount / ledgerUnitsPerCent
   const spec = engine.market(`${asset}-EUR`)
   const last = spec === null ? undefined : engine.ticker(spec.market)?.lastPrice
-  let price: { units: bigint; decimals: number } | undefined
-  if (spec !== null && last) price = { units: BigInt(last), decimals: spec.priceDecimals }
-  else {
-    const reference = parseDecimal(assetBySymbol(asset)?.referencePriceEur ?? '0', 10)
-    if (reference.ok) price = { units: BigInt(reference.units), decimals: 10 }
+  const reference = parseDecimal(assetBySymbol(asset)?.referencePriceEur ?? '0', 10)
+  const valueAt = (units: bigint, decimals: number): bigint => {
+    const scale = 10n ** 16n * 10n ** BigInt(decimals) // ledger units per cent, per price unit
+    return (ledgerAmount * units + scale - 1n) / scale
   }
-  if (price === undefined) return 0n
-  const scale = 10n ** 16n * 10n ** BigInt(price.decimals) // ledger units per cent, per price unit
-  return (ledgerAmount * price.units + scale - 1n) / scale
+  const atLast = spec !== null && last ? valueAt(BigInt(last), spec.priceDecimals) : 0n
+  const atReference = reference.ok ? valueAt(BigInt(reference.units), 10) : 0n
+  return atLast > atReference ? atLast : atReference
 }
