@@ -4,12 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { assetBySymbol, markets as catalogueMarkets, savingsPlanLimits } from '@polder/catalogue'
 import { parseDecimal } from '@polder/engine'
-import {
-  matchWebEndpoint,
-  protocolError,
-  safeParse,
-  savingsPlansPerAccountMax,
-} from '@polder/protocol'
+import { matchWebEndpoint, protocolError, safeParse } from '@polder/protocol'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AccountStore } from '../accounts/accountStore.ts'
 import { savingsPlanNotFound } from '../core/exchangeCore.ts'
@@ -94,7 +89,8 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
     const params = parsed.data as Record<string, unknown>
     const owned = (id: string | undefined) => {
       const plan = id === undefined ? undefined : service.core.savingsPlans.get(id)
-      return plan && plan.accountId === accountId && plan.status !== 'DELETED' ? plan : undefined
+      // A deleted plan is no longer among them: 404 as another account's.
+      return plan && plan.accountId === accountId ? plan : undefined
     }
     const nowMs = deps.nowMs()
     const submitted = async (command: Parameters<ExchangeService['submit']>[0]) => {
@@ -125,16 +121,13 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
 
     switch (match.key) {
       case 'GET /exchange/savings-plans/v1':
-        return [...service.core.savingsPlans.values()]
-          .filter(
-            (plan) =>
-              plan.accountId === accountId &&
-              (params.status === undefined
-                ? plan.status !== 'DELETED'
-                : plan.status === params.status),
-          )
-          .slice(0, savingsPlansPerAccountMax)
-          .map(planToWire)
+        return (
+          params.status === 'DELETED'
+            ? service.core.deletedSavingsPlansOf(accountId)
+            : service.core
+                .savingsPlansOf(accountId)
+                .filter((plan) => params.status === undefined || plan.status === params.status)
+        ).map(planToWire)
       case 'GET /exchange/savings-plans/v1/assets':
         return eligibleAssets()
       case 'GET /exchange/savings-plans/v1/{id}': {

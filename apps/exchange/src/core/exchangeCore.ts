@@ -395,8 +395,16 @@ export class ExchangeCore {
   /** Each account's euros traded over the last 30 days (its fee tier). */
   readonly volume: TradingVolume
   readonly #holds = new Map<string, Hold>()
-  /** Savings plans by id. */
+  /** Savings plans by id, but those deleted. */
   readonly savingsPlans = new Map<string, Plan>()
+  /** The ids of each account's plans in `savingsPlans`, in the order they were created. */
+  readonly #savingsPlanIds = new Map<number, Set<string>>()
+  /**
+   * Each account's deleted plans, the most recently deleted last: at most
+   * `savingsPlansPerAccountMax` (the oldest let go), so that creating and deleting plans does
+   * not grow the state without bound.
+   */
+  readonly #deletedSavingsPlans = new Map<number, Plan[]>()
   /** Staked amounts by `${accountId} ${asset}`, in ledger units. */
   readonly stakes = new Map<string, bigint>()
   /**
@@ -426,7 +434,14 @@ export class ExchangeCore {
     this.history = snapshot ? OrderHistory.restore(snapshot.history) : new OrderHistory()
     this.stats = snapshot ? MarketStats.restore(snapshot.stats) : new MarketStats()
     this.volume = TradingVolume.restore(snapshot?.volume)
-    for (const plan of snapshot?.savings ?? []) this.savingsPlans.set(plan.id, plan)
+    // Deleted plans in the order they were deleted (snapshots of before they were kept apart
+    // list them in the order they were created).
+    const plans = snapshot?.savings ?? []
+    for (const plan of plans) if (plan.status !== 'DELETED') this.#keepSavingsPlan(plan)
+    for (const plan of plans
+      .filter((plan) => plan.status === 'DELETED')
+      .sort((a, b) => a.updated - b.updated))
+      this.#keepSavingsPlan(plan)
     for (const [key, amount] of snapshot?.staking?.positions ?? [])
       this.stakes.set(key, BigInt(amount))
     for (const [key, amount] of snapshot?.staking?.lows ?? [])
@@ -454,7 +469,7 @@ export class ExchangeCore {
       holds: this.#captureHolds(),
       history: this.history.snapshot(),
       stats: this.stats.snapshot(),
-      savings: [...this.savingsPlans.values()],
+      savings: [...this.savingsPlans.values(), ...[...this.#deletedSavingsPlans.values()].flat()],
       staking: {
         positions: [...this.stakes].map(([key, amount]) => [key, amount.toString()]),
         acknowledged: [...this.#riskAcknowledged],
@@ -539,14 +554,37 @@ export class ExchangeCore {
     }
   }
 
+  /** An account's savings plans but those deleted, in the order they were created. */
+  savingsPlansOf(accountId: number): Plan[] {
+    const ids = this.#savingsPlanIds.get(accountId) ?? []
+    return [...ids].map((id) => this.savingsPlans.get(id)!)
+  }
+
+  /** An account's most recently deleted savings plans (at most `savingsPlansPerAccountMax`). */
+  deletedSavingsPlansOf(accountId: number): readonly Plan[] {
+    return this.#deletedSavingsPlans.get(accountId) ?? []
+  }
+
+  /** Files a plan by its status: a deleted one among its account's last deleted. */
+  #keepSavingsPlan(plan: Plan): void {
+    if (plan.status === 'DELETED') {
+      const deleted = this.#deletedSavingsPlans.get(plan.accountId) ?? []
+      deleted.push(plan)
+      if (deleted.length > savingsPlansPerAccountMax) deleted.shift()
+      this.#deletedSavingsPlans.set(plan.accountId, deleted)
+      return
+    }
+    this.savingsPlans.set(plan.id, plan)
+    const ids = this.#savingsPlanIds.get(plan.accountId) ?? new Set()
+    ids.add(plan.id)
+    this.#savingsPlanIds.set(plan.accountId, ids)
+  }
+
   #changeSavingsPlan(
     command: CreateSavingsPlan | UpdateSavingsPlan | DeleteSavingsPlan,
   ): CoreOutcome {
     if (command.type === 'createSavingsPlan') {
-      const owned = [...this.savingsPlans.values()].filter(
-        (plan) => plan.accountId === command.accountId && plan.status !== 'DELETED',
-      )
-      if (owned.length >= savingsPlansPerAccountMax)
+      if ((this.#savingsPlanIds.get(command.accountId)?.size ?? 0) >= savingsPlansPerAccountMax)
         return {
           ok: false,
           errorCode: 235,
@@ -555,7 +593,7 @@ export class ExchangeCore {
       if (this.savingsPlans.has(command.planId))
         return { ok: false, ...protocolError(205, { param: 'id' }).body }
       const { type: _type, planId, timestamp, ...fields } = command
-      this.savingsPlans.set(planId, {
+      this.#keepSavingsPlan({
         ...fields,
         id: planId,
         created: timestamp,
@@ -566,22 +604,27 @@ export class ExchangeCore {
       return { ok: true, events: [] }
     }
     const plan = this.savingsPlans.get(command.planId)
-    if (plan === undefined || plan.accountId !== command.accountId || plan.status === 'DELETED') {
+    if (plan === undefined || plan.accountId !== command.accountId) {
       return { ok: false, ...savingsPlanNotFound }
     }
-    if (command.type === 'deleteSavingsPlan') plan.status = 'DELETED'
-    else {
-      // A paused plan skipped its occurrences by choice: re-activated, it starts afresh rather
-      // than recording them as missed (419) and buying at once.
-      const reactivated =
-        command.schedule === 2 && plan.status === 'INACTIVE' && command.status === 'ACTIVE'
-      if (command.amount !== undefined) plan.amount = command.amount
-      if (command.status !== undefined) plan.status = command.status
-      plan.frequency = command.frequency ?? plan.frequency
-      plan.startMs = command.startMs ?? plan.startMs
-      if (reactivated || command.frequency !== undefined || command.startMs !== undefined)
-        plan.nextIndex = anchoredIndex(plan, command.timestamp, command.schedule)
+    if (command.type === 'deleteSavingsPlan') {
+      plan.status = 'DELETED'
+      plan.updated = command.timestamp
+      this.savingsPlans.delete(plan.id)
+      this.#savingsPlanIds.get(plan.accountId)?.delete(plan.id)
+      this.#keepSavingsPlan(plan)
+      return { ok: true, events: [] }
     }
+    // A paused plan skipped its occurrences by choice: re-activated, it starts afresh rather
+    // than recording them as missed (419) and buying at once.
+    const reactivated =
+      command.schedule === 2 && plan.status === 'INACTIVE' && command.status === 'ACTIVE'
+    if (command.amount !== undefined) plan.amount = command.amount
+    if (command.status !== undefined) plan.status = command.status
+    plan.frequency = command.frequency ?? plan.frequency
+    plan.startMs = command.startMs ?? plan.startMs
+    if (reactivated || command.frequency !== undefined || command.startMs !== undefined)
+      plan.nextIndex = anchoredIndex(plan, command.timestamp, command.schedule)
     plan.updated = command.timestamp
     return { ok: true, events: [] }
   }
