@@ -102,7 +102,12 @@ export type ExchangeServer = {
    * sockets; reads the cached stored fee tiers again (every 15 s once listening; tests may
    * `run` it). Gives how many keys it found revoked and how many tiers changed.
    */
-  accountSweep: PeriodicTask<{ revokedKeys: number; feeTiers: number; feeTiersForgotten: number }>
+  accountSweep: PeriodicTask<{
+    revokedKeys: number
+    endedSessions: number
+    feeTiers: number
+    feeTiersForgotten: number
+  }>
   /** Bearer token of the /admin endpoints (kept in the data directory when there is one). */
   adminToken: string
   /** Bearer token of /metrics from another host (`metrics.token` in the data directory). */
@@ -211,25 +216,39 @@ export async function createExchangeServer(
   // (accountStore.ts). Fee tiers no order has asked for lately are let go first (but those of
   // accounts with an authenticated WebSocket), so that memory and the reads stay bounded by the
   // accounts that trade, not by every account seen since the start.
+  // Sockets authenticated with a browser session that has expired since, or was revoked in the
+  // database directly, lose it here too (one that only listens would otherwise go on hearing of
+  // the account's orders and fills until its next request).
   const accountSweep = new PeriodicTask(
     async () => {
+      const nowMs = clock.nowMs()
+      let expiredSessions = 0
+      const sessionHashes = new Set<string>()
       const connected = new Set<number>()
-      for (const connection of hub.connections)
+      for (const connection of hub.connections) {
+        if (connection.expireSession(nowMs)) expiredSessions += 1
+        else if (connection.sessionHash !== undefined) sessionHashes.add(connection.sessionHash)
         if (connection.caller !== undefined) connected.add(connection.caller.accountId)
+      }
       const feeTiersForgotten = accounts.forgetIdleFeeTiers((accountId) => connected.has(accountId))
-      // Each part runs whether or not the other fails; a failure is reported after both.
-      const [revokedKeys, tiers] = await Promise.allSettled([
+      // Each part runs whether or not the others fail; a failure is reported after all of them.
+      const parts = await Promise.allSettled([
         accounts.sweepRevokedKeys(),
+        accounts.sweepEndedSessions([...sessionHashes]),
         accounts.refreshFeeTiers(),
       ])
-      for (const part of [revokedKeys, tiers]) if (part.status === 'rejected') throw part.reason
+      const [revokedKeys, endedSessions, feeTiers] = parts.map((part) => {
+        if (part.status === 'rejected') throw part.reason
+        return part.value
+      }) as [number, number, number]
       return {
-        revokedKeys: (revokedKeys as PromiseFulfilledResult<number>).value,
-        feeTiers: (tiers as PromiseFulfilledResult<number>).value,
+        revokedKeys,
+        endedSessions: expiredSessions + endedSessions,
+        feeTiers,
         feeTiersForgotten,
       }
     },
-    { revokedKeys: 0, feeTiers: 0, feeTiersForgotten: 0 },
+    { revokedKeys: 0, endedSessions: 0, feeTiers: 0, feeTiersForgotten: 0 },
   )
   const metrics = createMetrics()
   service.onOutcome((command, outcome) => {

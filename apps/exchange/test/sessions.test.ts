@@ -2,10 +2,12 @@
 // logout, expiry (error 313, which the client maps to hermes_auth_invalid_session).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
+import { tokenHash } from '../src/accounts/accountStore.ts'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
-import { authenticateRequest } from './fixtures/trader.ts'
+import { authenticateRequest, createTrader } from './fixtures/trader.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
 type Json = any
@@ -214,6 +216,59 @@ describe('browser sessions', () => {
     expect(await onKept.next()).toEqual({ action: 'privateGetBalance', requestId: 6, response: [] })
     expect(await server.accountSweep.run()).toMatchObject({ revokedKeys: 0 })
     for (const { ws } of sockets) ws.close()
+  })
+
+  it('the sweep ends, on sockets that only listen, a session run out or revoked in the database', async () => {
+    const trader = await createTrader(server, 'ivan@example.com', { EUR: '10000' })
+    const other = await server.accounts.createAccount('judy@example.com', 'a long password')
+    const expiring = await server.accounts.createSession(trader.accountId, 60_000)
+    const deleted = await server.accounts.createSession(other.id, 86_400_000)
+    const kept = await server.accounts.createSession(other.id, 86_400_000)
+    const [onExpiring, onDeleted, onKept] = await Promise.all(
+      [expiring, deleted, kept].map(async ({ token }) => {
+        const { ws, reply } = await socketAuthenticatedWith(token)
+        expect(reply).toEqual({ event: 'authenticate', authenticated: true })
+        return { ws, next: messages(ws) }
+      }),
+    )
+    onExpiring!.ws.send(
+      JSON.stringify({
+        action: 'subscribe',
+        channels: [{ name: 'account', markets: ['BTC-EUR'] }],
+      }),
+    )
+    expect(await onExpiring!.next()).toMatchObject({ event: 'subscribed' })
+    // Behind the server's back, as an operator's SQL would; and the first session runs out.
+    await server.storage.query('delete from sessions where token_hash = $1', [
+      tokenHash(deleted.token),
+    ])
+    nowMs += 120_000
+    expect(await server.accountSweep.run()).toMatchObject({ endedSessions: 2 })
+    expect(await onExpiring!.next()).toEqual({ event: 'unauthenticate' })
+    expect(await onDeleted!.next()).toEqual({ event: 'unauthenticate' })
+    // The account's next order is not told to the socket whose session ran out.
+    const placed = await signedRequest(baseUrl, trader, 'POST', '/v2/order', {
+      body: {
+        market: 'BTC-EUR',
+        side: 'buy',
+        orderType: 'limit',
+        amount: '0.01',
+        price: '1000',
+        operatorId: 1,
+      },
+      timestampMs: nowMs,
+    })
+    expect(placed.status).toBe(200)
+    onExpiring!.ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 7 }))
+    expect(await onExpiring!.next()).toMatchObject({ action: 'privateGetBalance', errorCode: 300 })
+    onKept!.ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 8 }))
+    expect(await onKept!.next()).toEqual({
+      action: 'privateGetBalance',
+      requestId: 8,
+      response: [],
+    })
+    expect(await server.accountSweep.run()).toMatchObject({ endedSessions: 0 })
+    for (const { ws } of [onExpiring!, onDeleted!, onKept!]) ws.close()
   })
 
   it('a failed authenticate leaves an authenticated socket unauthenticated, told by its error alone', async () => {

@@ -405,6 +405,30 @@ export class AccountStore {
     }
   }
 
+  /**
+   * Of the sessions named by their hashes (those open sockets authenticated with), ends the ones
+   * revoked or deleted in the database directly, or expired: tells `onRevoked`'s listeners, as
+   * a logout does. Returns how many were ended.
+   */
+  async sweepEndedSessions(tokenHashes: readonly string[]): Promise<number> {
+    let ended = 0
+    for (let start = 0; start < tokenHashes.length; start += sweepBatch) {
+      const batch = tokenHashes.slice(start, start + sweepBatch)
+      const rows = await this.#driver.query<{ token_hash: string }>(
+        'select token_hash from sessions where revoked_at_ms is null and expires_at_ms > $2 and token_hash = any($1::text[])',
+        [toTextArray(batch), this.#nowMs()],
+      )
+      const live = new Set(rows.map((row) => row.token_hash))
+      for (const hash of batch) {
+        if (live.has(hash)) continue
+        for (const listener of this.#revokedListeners)
+          listener({ kind: 'session', tokenHash: hash })
+        ended += 1
+      }
+    }
+    return ended
+  }
+
   async revokeSession(token: string): Promise<void> {
     const hash = tokenHash(token)
     await this.#driver.query('update sessions set revoked_at_ms = $2 where token_hash = $1', [

@@ -253,6 +253,21 @@ export class WsConnection {
       this.#unauthenticate()
   }
 
+  /** The hash of the browser session the socket authenticated with (none for an API key). */
+  get sessionHash(): string | undefined {
+    return this.#sessionHash
+  }
+
+  /**
+   * Ends the authentication when its session has run out by `nowMs` (the account sweep calls it,
+   * so that a socket that only listens stops hearing of the account too); whether it did.
+   */
+  expireSession(nowMs: number): boolean {
+    if (nowMs < this.#authExpiresAtMs) return false
+    this.#unauthenticate()
+    return true
+  }
+
   /**
    * Forgets the caller and tells the client with the `unauthenticate` event, which the trading
    * app shows as a session that has ended (spec §8, code 401).

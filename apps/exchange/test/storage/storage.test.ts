@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { AccountStore, feeTierIdleMs } from '../../src/accounts/accountStore.ts'
+import { AccountStore, feeTierIdleMs, tokenHash } from '../../src/accounts/accountStore.ts'
 import { createSecretBox } from '../../src/accounts/secretBox.ts'
 import { type Journal, JournalFailedError, openJournal } from '../../src/storage/journal.ts'
 import { migrate, migrations } from '../../src/storage/migrations.ts'
@@ -99,6 +99,29 @@ describe.each(storageTargets)('storage on $name', (target) => {
     expect(await accounts.sweepRevokedKeys()).toBe(1)
     expect(told).toEqual([keys[1]!.key, keys[2]!.key])
     expect(await accounts.findApiKey(keys[2]!.key)).toBeUndefined()
+  })
+
+  it('accounts: sessions revoked, deleted or expired behind the store are found by the sweep', async () => {
+    const { driver } = await open()
+    let nowMs = 1_000_000
+    const accounts = new AccountStore(driver, createSecretBox(randomBytes(32)), () => nowMs)
+    const account = await accounts.createAccount('sessions@example.com', 'a long password')
+    const [live, revoked, deleted] = await Promise.all(
+      [1, 2, 3].map(() => accounts.createSession(account.id, 60_000)),
+    )
+    const expiring = await accounts.createSession(account.id, 1_000)
+    const hashes = [live!, revoked!, deleted!, expiring].map(({ token }) => tokenHash(token))
+    const told: string[] = []
+    accounts.onRevoked((credential) => {
+      if (credential.kind === 'session') told.push(credential.tokenHash)
+    })
+    expect(await accounts.sweepEndedSessions(hashes)).toBe(0)
+    await driver.query('update sessions set revoked_at_ms = 1 where token_hash = $1', [hashes[1]!])
+    await driver.query('delete from sessions where token_hash = $1', [hashes[2]!])
+    nowMs += 1_000
+    expect(await accounts.sweepEndedSessions(hashes)).toBe(3)
+    expect(told).toEqual(hashes.slice(1))
+    expect(await accounts.sweepEndedSessions([hashes[0]!])).toBe(0)
   })
 
   it('accounts: a fee tier is stored, kept, and read again by the sweep after a change in the database', async () => {
