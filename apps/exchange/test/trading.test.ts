@@ -236,6 +236,18 @@ describe('private REST', () => {
     expect(tooHigh.json.errorCode).toBe(211)
   })
 
+  it('refuses a body whose parameters come in a __proto__ key as an unknown parameter (201)', async () => {
+    const order = { market: 'BTC-EUR', side: 'buy', orderType: 'limit', amount: '0.001' }
+    const smuggled = await signed(alice, 'POST', '/v2/order', {
+      price: '50000',
+      ['__proto__']: order,
+    })
+    expect(smuggled.json).toEqual({
+      errorCode: 201,
+      error: '__proto__ body parameter is not supported',
+    })
+  })
+
   it('cancels an open order; a second cancel answers 233, an unknown id 240', async () => {
     const placed = await signed(alice, 'POST', '/v2/order', {
       market: 'BTC-EUR',

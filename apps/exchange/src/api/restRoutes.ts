@@ -102,7 +102,7 @@ async function handle(
 
   const headers = request.headers
   const keyHeader = headers['bitvavo-access-key']
-  const params: Record<string, unknown> = {}
+  let params: Record<string, unknown> = {}
   if (endpoint.requestIn === 'query') {
     for (const [name, value] of new URLSearchParams(rawQuery)) params[name] = value
   } else if (request.rawBody !== undefined && request.rawBody.length > 0) {
@@ -115,7 +115,9 @@ async function handle(
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       return charge(ipCaller, 1) ?? send(reply, { ok: false, ...protocolError(102) })
     }
-    Object.assign(params, body)
+    // The parsed object itself, not copied: copying would give a `__proto__` key's value to the
+    // copy as its prototype, whose fields the schema would then read as if they had been sent.
+    params = body as Record<string, unknown>
   }
 
   const weight = restEndpointWeight(endpoint, params)

@@ -125,12 +125,14 @@ function toPath(path: readonly PropertyKey[]): (string | number)[] {
 /**
  * The parameter a path names on the wire (`{param}` of 203/204/205): the innermost named one, so
  * that a subscribe's bad channel names what is wrong in it (`interval`, `markets`) rather than
- * `channels`; an element of `markets` is a `market`, as an unknown market is named.
+ * `channels`; an element of a channel's `markets` is a `market`, as an unknown market is named
+ * (a list sent as one top-level parameter keeps its name: `markets=btc` is `markets`).
  */
 function paramOf(path: readonly (string | number)[]): string {
   for (let i = path.length - 1; i >= 0; i--) {
     const key = path[i]
-    if (typeof key === 'string') return key === 'markets' && i < path.length - 1 ? 'market' : key
+    if (typeof key === 'string')
+      return key === 'markets' && i > 0 && i < path.length - 1 ? 'market' : key
   }
   return '(message)'
 }
