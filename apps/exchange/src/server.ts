@@ -37,6 +37,7 @@ import { CancelOnDisconnect } from './core/cancelOnDisconnect.ts'
 import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
 import { recentTradesPerMarketMax } from './core/orderHistory.ts'
 import { PeriodicTask } from './core/periodicTask.ts'
+import { addressBlock } from './limits/addressBlock.ts'
 import { LoginFailures } from './limits/loginFailures.ts'
 import { NewOrderLimiter } from './limits/newOrderLimiter.ts'
 import {
@@ -627,7 +628,8 @@ export async function createExchangeServer(
       }
     },
   }
-  // Open sockets by IP address: one address may not hold the server's memory with sockets.
+  // Open sockets by IP address (an IPv6 client by its /64): one address may not hold the
+  // server's memory with sockets.
   const socketsByIp = new Map<string, number>()
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname
@@ -635,7 +637,7 @@ export async function createExchangeServer(
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return
     }
-    const ip = clientAddress(request)
+    const ip = addressBlock(clientAddress(request))
     const open = socketsByIp.get(ip) ?? 0
     if (open >= config.wsConnectionsPerIpMax) {
       const body = JSON.stringify({

@@ -362,7 +362,12 @@ describe('behind a trusted proxy on loopback (a public URL set), with two socket
     expect(await open('203.0.113.1')).toBe(429)
     const other = await open('203.0.113.2')
     expect(other).toBeInstanceOf(WebSocket)
-    for (const ws of [...sockets, other]) (ws as WebSocket).close()
+    // An IPv6 client is counted by its /64, whichever of its addresses it comes from.
+    const sixes = [await open('2001:db8:0:1::1'), await open('2001:db8:0:1::2')]
+    expect(await open('2001:db8:0:1:ffff::3')).toBe(429)
+    const nextBlock = await open('2001:db8:0:2::1')
+    expect(nextBlock).toBeInstanceOf(WebSocket)
+    for (const ws of [...sockets, other, ...sixes, nextBlock]) (ws as WebSocket).close()
 
     /** What is left of `client`'s budget after a GET of `url` through the proxy. */
     const remaining = async (client: string, url = '/v2/time') =>
@@ -379,6 +384,9 @@ describe('behind a trusted proxy on loopback (a public URL set), with two socket
     const first = await remaining('203.0.113.3')
     expect(await remaining('203.0.113.3')).toBe(first - 1)
     expect(await remaining('203.0.113.4')).toBe(first)
+    expect(await remaining('2001:db8:0:7::1')).toBe(first)
+    expect(await remaining('2001:db8:0:7::2')).toBe(first - 1)
+    expect(await remaining('2001:db8:0:8::2')).toBe(first)
     // Even a URL Fastify cannot read, refused before it builds its request, is the client's.
     expect(await remaining('203.0.113.6', '/v2/%ZZ')).toBe(first)
     expect(await remaining('203.0.113.7', '/v2/%ZZ')).toBe(first)

@@ -3,6 +3,8 @@
 // budget is banned: keys until the end of the following minute, IPs for 15 minutes, and is
 // answered with error 105, whose message carries the expiry the SDK parses.
 
+import { addressBlock } from './addressBlock.ts'
+
 export type RateLimitConfig = {
   weightPerMinuteMax: number
   keyBanMs: number
@@ -36,8 +38,12 @@ export class RateLimiter {
     this.#config = config
   }
 
-  /** Charges `weight` to the caller; `caller` is `key:<apiKey>` or `ip:<address>`. */
+  /**
+   * Charges `weight` to the caller; `caller` is `key:<apiKey>` or `ip:<address>`, an address
+   * counted by its block (an IPv6 address by its /64: `addressBlock`).
+   */
   charge(caller: string, weight: number, nowMs: number): RateDecision {
+    if (caller.startsWith('ip:')) caller = `ip:${addressBlock(caller.slice(3))}`
     const limit = this.#config.weightPerMinuteMax
     const windowStartMs = nowMs - (nowMs % minuteMs)
     let state = this.#callers.get(caller)
