@@ -271,6 +271,41 @@ describe('browser sessions', () => {
     for (const { ws } of [onExpiring!, onDeleted!, onKept!]) ws.close()
   })
 
+  it('a logout while an authenticate is looking the session up leaves the socket unauthenticated', async () => {
+    const token = await sessionFor('mallory@example.com')
+    // The lookup is held until the logout is done, as a slow database would hold it.
+    const liveSession = server.accounts.liveSession.bind(server.accounts)
+    let lookedUp!: () => void
+    const lookingUp = new Promise<void>((resolve) => {
+      lookedUp = resolve
+    })
+    let release!: () => void
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    server.accounts.liveSession = async (asked) => {
+      const found = await liveSession(asked)
+      lookedUp()
+      await released
+      return found
+    }
+    try {
+      const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+      await new Promise((resolve) => ws.once('open', resolve))
+      const next = messages(ws)
+      ws.send(JSON.stringify({ action: 'authenticate', token }))
+      await lookingUp
+      expect((await post('/exchange/auth/v1/logout', undefined, token)).status).toBe(204)
+      release()
+      expect(await next()).toMatchObject({ action: 'authenticate', errorCode: 313 })
+      ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 9 }))
+      expect(await next()).toMatchObject({ action: 'privateGetBalance', errorCode: 300 })
+      ws.close()
+    } finally {
+      server.accounts.liveSession = liveSession
+    }
+  })
+
   it('a failed authenticate leaves an authenticated socket unauthenticated, told by its error alone', async () => {
     const account = await server.accounts.createAccount('eve@example.com', 'a long password')
     const apiKey = await server.accounts.createApiKey(account.id, ['view', 'trade'])

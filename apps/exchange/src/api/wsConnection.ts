@@ -153,6 +153,11 @@ export class WsConnection {
   #authExpiresAtMs = Number.POSITIVE_INFINITY
   /** Requests that arrive while authenticating wait for it, so they see its outcome, in order. */
   #authenticating: Promise<void> | undefined
+  /**
+   * Credentials revoked while an authenticate was looking its own up: the one it found may be
+   * among them (a logout at that moment must not leave the socket authenticated).
+   */
+  #revokedWhileAuthenticating: RevokedCredential[] = []
   /** Whose the cork on the socket is: the end of this turn's (#cork), or a fan-out slice's. */
   #corked: false | 'turn' | 'fanOut' = false
 
@@ -245,6 +250,7 @@ export class WsConnection {
    * revoked key): what it sends next is answered as from an unauthenticated connection.
    */
   revoke(credential: RevokedCredential): void {
+    if (this.#authenticating !== undefined) this.#revokedWhileAuthenticating.push(credential)
     const held = credential.kind === 'key' ? this.#apiKey : this.#sessionHash
     if (
       held !== undefined &&
@@ -419,6 +425,7 @@ export class WsConnection {
     request: AuthenticateRequest,
     fail: (reply: ProtocolErrorReply) => void,
   ): Promise<void> {
+    this.#revokedWhileAuthenticating = []
     if (request.token !== undefined) {
       // A browser session from login: the trading app's way in (never withdrawals).
       const session = await this.#deps.findSession(request.token)
@@ -456,6 +463,22 @@ export class WsConnection {
       }
     }
     await this.#deps.warmAccount?.(this.caller.accountId)
+    // Revoked while it was looked up or the account warmed: refused as a revoked credential is.
+    const credential: RevokedCredential =
+      this.#apiKey !== undefined
+        ? { kind: 'key', key: this.#apiKey }
+        : { kind: 'session', tokenHash: this.#sessionHash ?? '' }
+    const revoked = this.#revokedWhileAuthenticating.some((seen) =>
+      seen.kind === 'key'
+        ? credential.kind === 'key' && seen.key === credential.key
+        : credential.kind === 'session' && seen.tokenHash === credential.tokenHash,
+    )
+    this.#revokedWhileAuthenticating = []
+    if (revoked || this.caller === undefined) {
+      this.#forgetCaller()
+      fail(protocolError(credential.kind === 'key' ? 305 : 313))
+      return
+    }
     this.#deps.onSubscriptionsChanged?.(this)
     this.send(JSON.stringify({ event: 'authenticate', authenticated: true }))
   }
