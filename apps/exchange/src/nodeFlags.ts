@@ -11,7 +11,8 @@
 // At capacity it gave the event loop the CPU it waited for (waiting 4-8% of the time instead of
 // 16-19%; 15,313 orders/s against 14,515, means of six interleaved pairs on 2026-11-27), but in
 // the clean-clone suite run that followed, `npm start` printed nothing for 120 s once (two other
-// runs passed). That was not traced to the flag, and it was not kept: see the README's Figures.
+// runs passed). That was not traced to the flag, and it was not kept: see the exchange's
+// docs/figures-by-machine.md.
 //
 // `--wasm-wrapper-tiering-budget` at its largest (`wasmWrapperTierUpOff`): a call from
 // WebAssembly into JavaScript first goes through V8's generic wrapper, and after 1,000 calls

@@ -363,9 +363,9 @@ export abstract class ProjectionArchive<Event, Partition> extends BatchedArchive
  * thread of its own (`SqliteThread`), which checkpoints it too:
  * the first write after a checkpoint has caught up starts the log over, and SQLite then syncs the
  * log's new header, which on a slow disk held the event loop for 42-350 ms when the writes were
- * made here (`perf trace`, 2026-11-27; see the README's fourteenth machine). The event loop's
- * connection only reads after it has made the schema, so it never starts the log over. In memory
- * the two must be one connection, on the event loop.
+ * made here (`perf trace`, 2026-11-27; see the fourteenth machine in docs/figures-by-machine.md).
+ * The event loop's connection only reads after it has made the schema, so it never starts the log
+ * over. In memory the two must be one connection, on the event loop.
  */
 export class SqliteArchiveFile {
   /** The event loop's connection: every read, and in memory every write. */
