@@ -55,6 +55,24 @@ describe('deleted savings plans in the core', () => {
     expect(restored.deletedSavingsPlansOf(1)).toEqual(deleted)
   })
 
+  it('restores its own snapshot in deletion order, even where the clock stepped back', () => {
+    const core = new ExchangeCore()
+    for (let i = 0; i < savingsPlansPerAccountMax; i += 1)
+      expect(create(core, `p${i}`, 1_000 + i).ok).toBe(true)
+    // p0 deleted, then the clock steps back 10 s (a correction), and the others are deleted.
+    expect(remove(core, 'p0', 20_000).ok).toBe(true)
+    for (let i = 1; i < savingsPlansPerAccountMax; i += 1)
+      expect(remove(core, `p${i}`, 10_000 + i).ok).toBe(true)
+    const restored = new ExchangeCore(JSON.parse(JSON.stringify(core.snapshot())))
+    expect(restored.deletedSavingsPlansOf(1)).toEqual(core.deletedSavingsPlansOf(1))
+    // One more deletion lets the same plan go (p0) in both.
+    for (const each of [core, restored]) {
+      expect(create(each, 'last', 30_000).ok).toBe(true)
+      expect(remove(each, 'last', 30_001).ok).toBe(true)
+    }
+    expect(restored.snapshot().savings).toEqual(core.snapshot().savings)
+  })
+
   it('reads a snapshot of before, with every deleted plan among the others, by deletion time', () => {
     const core = new ExchangeCore()
     // Two rounds of 60 plans, each deleted newest first: p59 … p0, then p119 … p60.
@@ -67,6 +85,7 @@ describe('deleted savings plans in the core', () => {
     }
     const older = core.snapshot()
     older.savings = [...(older.savings ?? [])].sort((a, b) => a.created - b.created)
+    delete older.deletedSavingsInOrder
     const restored = new ExchangeCore(JSON.parse(JSON.stringify(older)))
     const deletionOrder = (first: number, count: number) =>
       Array.from({ length: count }, (_, i) => `p${first - i}`)

@@ -1,6 +1,7 @@
 // A day's staking reward is paid on the least amount a position held since the previous payout:
 // funds staked a second before midnight and unstaked after the payout earn nothing (they earned
-// a whole day's yield before, from a review), and that least amount survives a snapshot.
+// a whole day's yield before, from a review), and that least amount survives a snapshot; a
+// payout journaled before the rule replays as it was paid.
 import { describe, expect, it } from 'vitest'
 import { ExchangeCore } from '../src/core/exchangeCore.ts'
 import { toLedgerUnits } from '../src/ledger/ledger.ts'
@@ -47,6 +48,7 @@ function payDay(core: ExchangeCore, dayStartMs: number): bigint {
     timestamp: dayStartMs + dayMs + 1_000,
     dayMs: dayStartMs,
     yieldPpm,
+    rules: 2,
   })
   expect(outcome.ok).toBe(true)
   return core.ledger.balance(1, 'ETH').available - before
@@ -96,5 +98,34 @@ describe('staking rewards on the least amount held since the last payout', () =>
     expect(payDay(new ExchangeCore(JSON.parse(JSON.stringify(older))), day0 + 2 * dayMs)).toBe(
       daily(230),
     )
+  })
+
+  it('replays a payout journaled before the rule as it was paid, on what was staked then', () => {
+    const core = coreWithEth(1_000)
+    move(core, 'stake', 1_000, day0 + dayMs - 1_000)
+    // As the older build journaled it: no rules, a whole day paid on the 1,000 just staked.
+    const before = core.ledger.balance(1, 'ETH').available
+    const accrued = core.apply({
+      type: 'accrueStakingRewards',
+      timestamp: day0 + dayMs + 1_000,
+      dayMs: day0,
+      yieldPpm,
+    })
+    expect(accrued.ok).toBe(true)
+    expect(core.ledger.balance(1, 'ETH').available - before).toBe(daily(1_000))
+    move(core, 'unstake', 1_000, day0 + dayMs + 2_000)
+    // A withdrawal of everything, the reward included, that the older build accepted.
+    const withdrawn = core.apply({
+      type: 'withdraw',
+      timestamp: day0 + dayMs + 3_000,
+      accountId: 1,
+      asset: 'ETH',
+      amount: (eth(1_000) + daily(1_000)).toString(),
+      reference: 'w1',
+      address: '0x0000000000000000000000000000000000000001',
+    })
+    expect(withdrawn.ok).toBe(true)
+    // The next payout, journaled now, pays nothing: nothing was held through the day.
+    expect(payDay(core, day0 + dayMs)).toBe(0n)
   })
 })

@@ -219,6 +219,13 @@ export type AccrueStakingRewards = {
   /** 00:00 UTC of the day paid for. */
   dayMs: number
   yieldPpm: Record<string, number>
+  /**
+   * The rules the command was made under. 2 (every command made now): a position earns on the
+   * least it held since the previous payout. Without it, as journaled before that rule: on what
+   * it holds when paid. A replay pays each day by its own command's rules, or a journaled
+   * command that spent a reward paid the old way would be refused and the exchange not start.
+   */
+  rules?: 2
 }
 
 /**
@@ -369,6 +376,11 @@ export type CoreSnapshot = {
   history: OrderHistorySnapshot
   stats: MarketStatsSnapshot
   savings?: SavingsSnapshot
+  /**
+   * Set by snapshots that list each account's deleted plans in the order they were deleted
+   * (after the others); before, every plan was listed in the order it was created.
+   */
+  deletedSavingsInOrder?: true
   staking?: {
     positions: [key: string, amount: string][]
     acknowledged: number[]
@@ -434,14 +446,13 @@ export class ExchangeCore {
     this.history = snapshot ? OrderHistory.restore(snapshot.history) : new OrderHistory()
     this.stats = snapshot ? MarketStats.restore(snapshot.stats) : new MarketStats()
     this.volume = TradingVolume.restore(snapshot?.volume)
-    // Deleted plans in the order they were deleted (snapshots of before they were kept apart
-    // list them in the order they were created).
+    // Deleted plans in the order they were deleted: as listed, or by the time they were deleted
+    // in snapshots of before they were kept apart (which list them in the order they were made).
     const plans = snapshot?.savings ?? []
     for (const plan of plans) if (plan.status !== 'DELETED') this.#keepSavingsPlan(plan)
-    for (const plan of plans
-      .filter((plan) => plan.status === 'DELETED')
-      .sort((a, b) => a.updated - b.updated))
-      this.#keepSavingsPlan(plan)
+    const deleted = plans.filter((plan) => plan.status === 'DELETED')
+    if (snapshot?.deletedSavingsInOrder !== true) deleted.sort((a, b) => a.updated - b.updated)
+    for (const plan of deleted) this.#keepSavingsPlan(plan)
     for (const [key, amount] of snapshot?.staking?.positions ?? [])
       this.stakes.set(key, BigInt(amount))
     for (const [key, amount] of snapshot?.staking?.lows ?? [])
@@ -470,6 +481,7 @@ export class ExchangeCore {
       history: this.history.snapshot(),
       stats: this.stats.snapshot(),
       savings: [...this.savingsPlans.values(), ...[...this.#deletedSavingsPlans.values()].flat()],
+      deletedSavingsInOrder: true,
       staking: {
         positions: [...this.stakes].map(([key, amount]) => [key, amount.toString()]),
         acknowledged: [...this.#riskAcknowledged],
@@ -780,7 +792,7 @@ export class ExchangeCore {
       const yieldPpm = BigInt(command.yieldPpm[asset] ?? 0)
       // Simple daily interest on the least amount staked since the last payout (a stake made
       // during the day earns from the next day on), rounded down to the ledger unit.
-      const amount = this.#stakeLows.get(key) ?? staked
+      const amount = command.rules === 2 ? (this.#stakeLows.get(key) ?? staked) : staked
       const reward = (amount * yieldPpm) / (1_000_000n * 365n)
       if (reward <= 0n) continue
       const accountId = Number(accountText)

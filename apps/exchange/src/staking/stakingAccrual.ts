@@ -55,6 +55,7 @@ export class StakingAccrual {
       timestamp: nowMs,
       dayMs: dayMsEnded,
       yieldPpm: this.#yields,
+      rules: 2,
     })
     return outcome.ok
   }
