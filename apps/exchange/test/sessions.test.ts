@@ -306,6 +306,40 @@ describe('browser sessions', () => {
     }
   })
 
+  it('a key revoked while an authenticate warms its account fails it with 305, its one reply', async () => {
+    const account = await server.accounts.createAccount('warm@example.com', 'a long password')
+    const apiKey = await server.accounts.createApiKey(account.id, ['view', 'trade'])
+    const loadFeeTier = server.accounts.loadFeeTier.bind(server.accounts)
+    let warming!: () => void
+    const isWarming = new Promise<void>((resolve) => {
+      warming = resolve
+    })
+    let release!: () => void
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    server.accounts.loadFeeTier = async (accountId) => {
+      warming()
+      await released
+      return loadFeeTier(accountId)
+    }
+    try {
+      const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+      await new Promise((resolve) => ws.once('open', resolve))
+      const next = messages(ws)
+      ws.send(JSON.stringify(authenticateRequest(apiKey, nowMs)))
+      await isWarming
+      await server.accounts.revokeApiKey(apiKey.key)
+      release()
+      expect(await next()).toMatchObject({ action: 'authenticate', errorCode: 305 })
+      ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 10 }))
+      expect(await next()).toMatchObject({ action: 'privateGetBalance', errorCode: 300 })
+      ws.close()
+    } finally {
+      server.accounts.loadFeeTier = loadFeeTier
+    }
+  })
+
   it('a failed authenticate leaves an authenticated socket unauthenticated, told by its error alone', async () => {
     const account = await server.accounts.createAccount('eve@example.com', 'a long password')
     const apiKey = await server.accounts.createApiKey(account.id, ['view', 'trade'])

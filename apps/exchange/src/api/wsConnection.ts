@@ -426,6 +426,12 @@ export class WsConnection {
     fail: (reply: ProtocolErrorReply) => void,
   ): Promise<void> {
     this.#revokedWhileAuthenticating = []
+    // What the socket will hold, taken on only once the account is warm and the credential was
+    // not revoked meanwhile: until then the socket keeps what it held (a revocation of that
+    // ends it as usual).
+    let credential: RevokedCredential
+    let expiresAtMs = Number.POSITIVE_INFINITY
+    let caller: Caller
     if (request.token !== undefined) {
       // A browser session from login: the trading app's way in (never withdrawals).
       const session = await this.#deps.findSession(request.token)
@@ -433,10 +439,9 @@ export class WsConnection {
         fail(protocolError(313))
         return
       }
-      this.#apiKey = undefined
-      this.#sessionHash = session.tokenHash
-      this.#authExpiresAtMs = session.expiresAtMs
-      this.caller = { accountId: session.accountId, permissions: sessionPermissions }
+      credential = { kind: 'session', tokenHash: session.tokenHash }
+      expiresAtMs = session.expiresAtMs
+      caller = { accountId: session.accountId, permissions: sessionPermissions }
     } else {
       // The schema guarantees key, signature and timestamp when there is no token.
       const result = await verifySignedRequest(
@@ -454,31 +459,25 @@ export class WsConnection {
         fail(protocolError(result.errorCode))
         return
       }
-      this.#apiKey = result.apiKey.key
-      this.#sessionHash = undefined
-      this.#authExpiresAtMs = Number.POSITIVE_INFINITY
-      this.caller = {
-        accountId: result.apiKey.accountId,
-        permissions: result.apiKey.permissions,
-      }
+      credential = { kind: 'key', key: result.apiKey.key }
+      caller = { accountId: result.apiKey.accountId, permissions: result.apiKey.permissions }
     }
-    await this.#deps.warmAccount?.(this.caller.accountId)
+    await this.#deps.warmAccount?.(caller.accountId)
     // Revoked while it was looked up or the account warmed: refused as a revoked credential is.
-    const credential: RevokedCredential =
-      this.#apiKey !== undefined
-        ? { kind: 'key', key: this.#apiKey }
-        : { kind: 'session', tokenHash: this.#sessionHash ?? '' }
     const revoked = this.#revokedWhileAuthenticating.some((seen) =>
       seen.kind === 'key'
         ? credential.kind === 'key' && seen.key === credential.key
         : credential.kind === 'session' && seen.tokenHash === credential.tokenHash,
     )
     this.#revokedWhileAuthenticating = []
-    if (revoked || this.caller === undefined) {
-      this.#forgetCaller()
+    if (revoked) {
       fail(protocolError(credential.kind === 'key' ? 305 : 313))
       return
     }
+    this.#apiKey = credential.kind === 'key' ? credential.key : undefined
+    this.#sessionHash = credential.kind === 'session' ? credential.tokenHash : undefined
+    this.#authExpiresAtMs = expiresAtMs
+    this.caller = caller
     this.#deps.onSubscriptionsChanged?.(this)
     this.send(JSON.stringify({ event: 'authenticate', authenticated: true }))
   }
