@@ -43,7 +43,12 @@ export class RateLimiter {
    * counted by its block (an IPv6 address by its /64: `addressBlock`).
    */
   charge(caller: string, weight: number, nowMs: number): RateDecision {
-    if (caller.startsWith('ip:')) caller = `ip:${addressBlock(caller.slice(3))}`
+    if (caller.startsWith('ip:')) {
+      // An IPv4 address is its own block: the caller's text is kept, not built again.
+      const address = caller.slice(3)
+      const block = addressBlock(address)
+      if (block !== address) caller = `ip:${block}`
+    }
     const limit = this.#config.weightPerMinuteMax
     const windowStartMs = nowMs - (nowMs % minuteMs)
     let state = this.#callers.get(caller)
