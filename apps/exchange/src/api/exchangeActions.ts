@@ -543,7 +543,16 @@ export function registerExchangeActions(
           : { ...fromWire, orderId: fromWire.orderId.toLowerCase() }
       const orderId = coreOrder(spec.market, accountId, params)?.state.orderId
       const outcome = await service.submit(command)
-      if (!outcome.ok) return refused(outcome)
+      if (!outcome.ok) {
+        if (outcome.errorCode !== 240) return refused(outcome)
+        // The engine knows open orders by their client id, and closed ones for a while only: an
+        // order of the account that is closed is not active (233; 234 for a market order), as a
+        // cancel of it is, however it is named and however long ago it closed.
+        const found = orderOrRefusal(spec.market, accountId, params)
+        const known = found instanceof Promise ? await found : found
+        if (!('state' in known)) return known
+        return failure(protocolError(known.state.orderType === 'market' ? 234 : 233))
+      }
       const record = orderId === undefined ? undefined : history.order(spec.market, orderId)
       if (!record) throw new Error('updated order is not in the history')
       // The operator of this update, as the protocol echoes it (the order keeps its creator's).
