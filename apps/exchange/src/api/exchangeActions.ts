@@ -639,15 +639,17 @@ export function registerExchangeActions(
         .map((config) => config.market)
         .filter((market) => params.market === undefined || market === params.market)
         .filter((market) => params.base === undefined || market.startsWith(`${params.base}-`))
-      const result = markets.flatMap((market) => {
+      // Newest first, as every list of the protocol (§1), across markets.
+      const open = markets.flatMap((market) => {
         const spec = specOf(market)
-        if (!spec) return []
-        return engine.openOrders(market, accountId).map((state) => {
-          const record = history.order(market, state.orderId)
-          return orderResponse(spec, state, record?.fills ?? [])
-        })
+        return spec ? engine.openOrders(market, accountId).map((state) => ({ spec, state })) : []
       })
-      return success(result)
+      open.sort((a, b) => compareOrderKeys(b.state, a.state))
+      return success(
+        open.map(({ spec, state }) =>
+          orderResponse(spec, state, history.order(spec.market, state.orderId)?.fills ?? []),
+        ),
+      )
     })
     .register('privateGetOrders', async (params, caller) => {
       const accountId = requireCaller(caller)
