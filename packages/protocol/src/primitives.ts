@@ -101,20 +101,26 @@ export const booleanParameter = z
 /**
  * `operatorId` (protocol §8): an int64 identifying the trader or bot. ccxt sends the configured
  * integer, SDK 1.5.0 sends 0, SDK 1.4.1 never sends it, so schemas keep it optional and accept 0.
- * Digits are accepted too because DELETE carries it in the query string.
+ * Digits are accepted too because DELETE carries it in the query string. Any integer within
+ * ±(2^53 − 1), negative ones too; past that a JSON number cannot be told from its neighbours
+ * (2^53 + 1 reads as 2^53), so it could not be echoed as sent: refused (205), as the engine does.
  */
 export const operatorId = z
   .union(
     [
-      z.number().refine((value) => Number.isInteger(value) && value >= 0),
+      z.number(),
       z
         .string()
-        .regex(/^\d{1,19}$/)
+        .regex(/^-?\d{1,16}$/)
         .transform((digits) => Number(digits)),
     ],
     { error: 'expected an integer operatorId' },
   )
-  .pipe(z.number())
+  .pipe(
+    z
+      .number()
+      .refine(Number.isSafeInteger, { error: 'expected an integer operatorId within ±(2^53 − 1)' }),
+  )
 
 /**
  * A cancel-on-disconnect group of the caller's orders (POST /cancelOrdersAfter, and `codGroupId`
