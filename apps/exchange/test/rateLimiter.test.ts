@@ -57,4 +57,29 @@ describe('rate limits (protocol §2.3)', () => {
     expect(status).toBe(429)
     expect(body.error.split(' at ')[1]!.split('.')[0]).toBe(String(bannedUntilMs))
   })
+
+  it('past the callers it tracks, forgets one whose ban has run out before one still banned', () => {
+    const limiter = new RateLimiter({
+      weightPerMinuteMax: 10,
+      keyBanMs: 60_000,
+      ipBanMs: 15 * 60_000,
+      callersTrackedMax: 3,
+    })
+    const at = minuteStartMs
+    // Two callers banned: the first for 15 minutes from `at`, the second from 20 minutes later.
+    expect(limiter.charge('ip:198.51.100.1', 11, at).allowed).toBe(false)
+    expect(limiter.charge('ip:198.51.100.2', 1, at).allowed).toBe(true)
+    expect(limiter.charge('ip:198.51.100.3', 1, at).allowed).toBe(true)
+    const later = at + 20 * 60_000
+    expect(limiter.charge('ip:198.51.100.2', 11, later).allowed).toBe(false)
+    expect(limiter.charge('ip:198.51.100.3', 5, later).allowed).toBe(true)
+    // A fourth caller: the first, whose ban ran out, is forgotten, not the third (whose spending
+    // this minute is kept) nor the second (still banned).
+    expect(limiter.charge('ip:198.51.100.4', 1, later).allowed).toBe(true)
+    expect(limiter.charge('ip:198.51.100.2', 1, later + 1).allowed).toBe(false)
+    expect(limiter.charge('ip:198.51.100.3', 1, later + 1)).toMatchObject({
+      allowed: true,
+      remaining: 4,
+    })
+  })
 })

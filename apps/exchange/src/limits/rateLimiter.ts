@@ -53,7 +53,7 @@ export class RateLimiter {
     const windowStartMs = nowMs - (nowMs % minuteMs)
     let state = this.#callers.get(caller)
     if (state === undefined) {
-      if (this.#callers.size >= this.#config.callersTrackedMax) this.#forgetOldest()
+      if (this.#callers.size >= this.#config.callersTrackedMax) this.#forgetOldest(nowMs)
       state = { windowStartMs, spent: 0, bannedUntilMs: 0 }
       this.#callers.set(caller, state)
     }
@@ -88,12 +88,13 @@ export class RateLimiter {
     return { allowed: true, limit, remaining: limit - state.spent, resetAtMs }
   }
 
-  #forgetOldest(): void {
-    // Map keeps insertion order: the first entries are the longest tracked. A ban is never
-    // forgotten early; scanning is bounded so a flood of bans cannot stall the limiter.
+  #forgetOldest(nowMs: number): void {
+    // Map keeps insertion order: the first entries are the longest tracked. A ban still running
+    // is not forgotten (one that has run out is), but scanning is bounded so that a flood of
+    // bans cannot stall the limiter: past `forgetScanMax` banned callers, the next one goes.
     let scanned = 0
     for (const [caller, state] of this.#callers) {
-      if (state.bannedUntilMs === 0 || scanned >= forgetScanMax) {
+      if (state.bannedUntilMs <= nowMs || scanned >= forgetScanMax) {
         this.#callers.delete(caller)
         return
       }
