@@ -271,73 +271,71 @@ describe('browser sessions', () => {
     for (const { ws } of [onExpiring!, onDeleted!, onKept!]) ws.close()
   })
 
-  it('a logout while an authenticate is looking the session up leaves the socket unauthenticated', async () => {
-    const token = await sessionFor('mallory@example.com')
-    // The lookup is held until the logout is done, as a slow database would hold it.
-    const liveSession = server.accounts.liveSession.bind(server.accounts)
-    let lookedUp!: () => void
-    const lookingUp = new Promise<void>((resolve) => {
-      lookedUp = resolve
+  /**
+   * Sends `request` (an authenticate) on a new socket, holds it once the account store's
+   * `method` has answered it (as a slow database would), runs `revoke` meanwhile and lets it go:
+   * the socket's next two replies, the authenticate's and then a private call's.
+   */
+  async function authenticateRevokedMeanwhile(
+    method: 'liveSession' | 'loadFeeTier',
+    request: object,
+    revoke: () => Promise<unknown>,
+  ): Promise<[Json, Json]> {
+    const accounts = server.accounts as unknown as Record<string, (...args: unknown[]) => unknown>
+    const original = accounts[method]!
+    let reached!: () => void
+    const isReached = new Promise<void>((resolve) => {
+      reached = resolve
     })
     let release!: () => void
     const released = new Promise<void>((resolve) => {
       release = resolve
     })
-    server.accounts.liveSession = async (asked) => {
-      const found = await liveSession(asked)
-      lookedUp()
+    accounts[method] = async (...args) => {
+      const answer = await original.apply(server.accounts, args)
+      reached()
       await released
-      return found
+      return answer
     }
     try {
       const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
       await new Promise((resolve) => ws.once('open', resolve))
       const next = messages(ws)
-      ws.send(JSON.stringify({ action: 'authenticate', token }))
-      await lookingUp
-      expect((await post('/exchange/auth/v1/logout', undefined, token)).status).toBe(204)
+      ws.send(JSON.stringify(request))
+      await isReached
+      await revoke()
       release()
-      expect(await next()).toMatchObject({ action: 'authenticate', errorCode: 313 })
+      const answer = await next()
       ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 9 }))
-      expect(await next()).toMatchObject({ action: 'privateGetBalance', errorCode: 300 })
+      const after = await next()
       ws.close()
+      return [answer, after]
     } finally {
-      server.accounts.liveSession = liveSession
+      accounts[method] = original
     }
+  }
+
+  it('a logout while an authenticate is looking the session up leaves the socket unauthenticated', async () => {
+    const token = await sessionFor('mallory@example.com')
+    const [answer, after] = await authenticateRevokedMeanwhile(
+      'liveSession',
+      { action: 'authenticate', token },
+      () => post('/exchange/auth/v1/logout', undefined, token),
+    )
+    expect(answer).toMatchObject({ action: 'authenticate', errorCode: 313 })
+    expect(after).toMatchObject({ action: 'privateGetBalance', errorCode: 300 })
   })
 
   it('a key revoked while an authenticate warms its account fails it with 305, its one reply', async () => {
     const account = await server.accounts.createAccount('warm@example.com', 'a long password')
     const apiKey = await server.accounts.createApiKey(account.id, ['view', 'trade'])
-    const loadFeeTier = server.accounts.loadFeeTier.bind(server.accounts)
-    let warming!: () => void
-    const isWarming = new Promise<void>((resolve) => {
-      warming = resolve
-    })
-    let release!: () => void
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    server.accounts.loadFeeTier = async (accountId) => {
-      warming()
-      await released
-      return loadFeeTier(accountId)
-    }
-    try {
-      const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
-      await new Promise((resolve) => ws.once('open', resolve))
-      const next = messages(ws)
-      ws.send(JSON.stringify(authenticateRequest(apiKey, nowMs)))
-      await isWarming
-      await server.accounts.revokeApiKey(apiKey.key)
-      release()
-      expect(await next()).toMatchObject({ action: 'authenticate', errorCode: 305 })
-      ws.send(JSON.stringify({ action: 'privateGetBalance', requestId: 10 }))
-      expect(await next()).toMatchObject({ action: 'privateGetBalance', errorCode: 300 })
-      ws.close()
-    } finally {
-      server.accounts.loadFeeTier = loadFeeTier
-    }
+    const [answer, after] = await authenticateRevokedMeanwhile(
+      'loadFeeTier',
+      authenticateRequest(apiKey, nowMs),
+      () => server.accounts.revokeApiKey(apiKey.key),
+    )
+    expect(answer).toMatchObject({ action: 'authenticate', errorCode: 305 })
+    expect(after).toMatchObject({ action: 'privateGetBalance', errorCode: 300 })
   })
 
   it('a failed authenticate leaves an authenticated socket unauthenticated, told by its error alone', async () => {
