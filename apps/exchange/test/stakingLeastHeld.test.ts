@@ -28,6 +28,7 @@ function coreWithEth(amount: number): ExchangeCore {
 
 let references = 0
 function move(core: ExchangeCore, type: 'stake' | 'unstake', amount: number, atMs: number): void {
+  references += 1
   const outcome = core.apply({
     type,
     timestamp: atMs,
@@ -35,7 +36,7 @@ function move(core: ExchangeCore, type: 'stake' | 'unstake', amount: number, atM
     asset: 'ETH',
     amount: eth(amount).toString(),
     acknowledgeRisk: true,
-    reference: `move ${(references += 1)}`,
+    reference: `move ${references}`,
   })
   expect(outcome.ok).toBe(true)
 }
