@@ -116,7 +116,9 @@ export class AccountStore {
   async createAccount(email: string, password: string): Promise<Account> {
     const normalised = email.trim().toLowerCase()
     if (!emailPattern.test(normalised)) throw new TypeError('email is not a valid address')
-    if (password.length < passwordCharsMin || password.length > passwordCharsMax) {
+    // Characters, not UTF-16 code units: an emoji is one character, as a person counts it.
+    const characters = [...password].length
+    if (characters < passwordCharsMin || characters > passwordCharsMax) {
       throw new TypeError(
         `password must have ${passwordCharsMin} to ${passwordCharsMax} characters`,
       )

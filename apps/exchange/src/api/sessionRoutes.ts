@@ -18,7 +18,9 @@ export const sessionTtlMs = 24 * 60 * 60 * 1000
 /** Rate-limit weight of a sign-up or login attempt: each costs a deliberately slow hash. */
 const authWeight = 50
 
-const credentials = z.strictObject({ email: z.string().max(320), password: z.string().max(256) })
+// The password's size here is only a guard (4 code units a character at most): its rule, 10 to
+// 256 characters, is the account store's, whose refusal says it in words.
+const credentials = z.strictObject({ email: z.string().max(320), password: z.string().max(1_024) })
 const credentialsHint = 'Send a JSON body with email and password.'
 
 export type SessionDeps = {

@@ -35,11 +35,17 @@ export function linkBase(request: FastifyRequest, publicUrl: string | undefined)
 const miniChartInterval = '30m' as const
 const dayMs = 86_400_000
 
-/** Percent change with two decimals, rounded half away from zero, from integer prices. */
+/**
+ * Percent change with two decimals, rounded half away from zero, from integer prices (`open`
+ * above zero): in integers, so that a fall of half a basis point keeps its sign ("-0.01"), as a
+ * rise of one does.
+ */
 export function percentChange(open: number, last: number): string {
-  const basisPoints = Math.round(((last - open) * 10_000) / open)
-  const sign = basisPoints < 0 ? '-' : ''
-  const magnitude = Math.abs(basisPoints)
+  const change = BigInt(last) - BigInt(open)
+  const size = change < 0n ? -change : change
+  // Basis points of the change's size, rounded half up: ⌊(size × 10,000 + open / 2) / open⌋.
+  const magnitude = Number((size * 20_000n + BigInt(open)) / (2n * BigInt(open)))
+  const sign = change < 0n && magnitude > 0 ? '-' : ''
   return `${sign}${Math.floor(magnitude / 100)}.${String(magnitude % 100).padStart(2, '0')}`
 }
 

@@ -1,0 +1,57 @@
+// Sign-up counts a password's characters, not its UTF-16 code units (10 to 256, README "Browser
+// sessions"), and says the rule in words for one too long as for one too short; the market
+// list's 24-hour change rounds half away from zero for a fall as for a rise (a web API review).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { percentChange } from '../src/api/webRoutes.ts'
+import { defaultConfig } from '../src/config.ts'
+import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { testListing } from './fixtures/testListing.ts'
+import { webRequest } from './fixtures/webRequest.ts'
+
+let server: ExchangeServer
+let baseUrl: string
+
+beforeAll(async () => {
+  server = await createExchangeServer(
+    { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined },
+    testListing,
+  )
+  baseUrl = await server.listen()
+})
+afterAll(() => server.close())
+
+const signup = (email: string, password: string) =>
+  webRequest(baseUrl, undefined, 'POST', '/exchange/auth/v1/signup', { email, password })
+
+describe('sign-up password length (README: "a password outside 10 to 256 characters" is 400/205)', () => {
+  it('refuses a password of 5 characters (5 emoji, 10 UTF-16 code units)', async () => {
+    const answer = await signup('five@example.com', '😀😀😀😀😀')
+    expect(answer.status).toBe(400)
+    expect(answer.json.errorCode).toBe(205)
+  })
+
+  it('accepts a password of 200 characters (200 emoji, 400 UTF-16 code units)', async () => {
+    expect((await signup('twohundred@example.com', '😀'.repeat(200))).status).toBe(201)
+  })
+
+  it('states the rule in words for a password of 257 characters', async () => {
+    const answer = await signup('long@example.com', 'x'.repeat(257))
+    expect(answer).toEqual({
+      status: 400,
+      json: { errorCode: 205, error: 'password must have 10 to 256 characters' },
+    })
+  })
+})
+
+describe('24 h change of the market list', () => {
+  it('rounds half away from zero, as its doc says, symmetrically for falls and rises', () => {
+    expect(percentChange(20_000, 20_001)).toBe('0.01')
+    expect(percentChange(20_000, 19_999)).toBe('-0.01')
+    expect(percentChange(20_000, 20_000)).toBe('0.00')
+    expect(percentChange(30_000, 29_999)).toBe('0.00') // a third of a basis point
+    expect(percentChange(3, 4)).toBe('33.33')
+    expect(percentChange(3, 2)).toBe('-33.33')
+    expect(percentChange(8, 9)).toBe('12.50')
+    expect(percentChange(2 ** 52, 2 ** 53 - 1)).toBe('100.00')
+  })
+})
