@@ -3,20 +3,15 @@
 // list's 24-hour change rounds half away from zero for a fall as for a rise (a web API review).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { percentChange } from '../src/api/webRoutes.ts'
-import { defaultConfig } from '../src/config.ts'
-import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
-import { testListing } from './fixtures/testListing.ts'
+import type { ExchangeServer } from '../src/server.ts'
+import { startTestServer } from './fixtures/testServer.ts'
 import { webRequest } from './fixtures/webRequest.ts'
 
 let server: ExchangeServer
 let baseUrl: string
 
 beforeAll(async () => {
-  server = await createExchangeServer(
-    { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined },
-    testListing,
-  )
-  baseUrl = await server.listen()
+  ;({ server, baseUrl } = await startTestServer())
 })
 afterAll(() => server.close())
 

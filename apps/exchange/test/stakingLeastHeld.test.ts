@@ -41,15 +41,18 @@ function move(core: ExchangeCore, type: 'stake' | 'unstake', amount: number, atM
   expect(outcome.ok).toBe(true)
 }
 
-/** Pays the day that began at `dayStartMs`, just after it ended; returns what it paid. */
-function payDay(core: ExchangeCore, dayStartMs: number): bigint {
+/**
+ * Pays the day that began at `dayStartMs`, just after it ended, by today's rules (or, with
+ * `journaledBefore`, as a payout journaled before them); returns what it paid.
+ */
+function payDay(core: ExchangeCore, dayStartMs: number, journaledBefore = false): bigint {
   const before = core.ledger.balance(1, 'ETH').available
   const outcome = core.apply({
     type: 'accrueStakingRewards',
     timestamp: dayStartMs + dayMs + 1_000,
     dayMs: dayStartMs,
     yieldPpm,
-    rules: 2,
+    ...(journaledBefore ? {} : { rules: 2 as const }),
   })
   expect(outcome.ok).toBe(true)
   return core.ledger.balance(1, 'ETH').available - before
@@ -105,15 +108,7 @@ describe('staking rewards on the least amount held since the last payout', () =>
     const core = coreWithEth(1_000)
     move(core, 'stake', 1_000, day0 + dayMs - 1_000)
     // As the older build journaled it: no rules, a whole day paid on the 1,000 just staked.
-    const before = core.ledger.balance(1, 'ETH').available
-    const accrued = core.apply({
-      type: 'accrueStakingRewards',
-      timestamp: day0 + dayMs + 1_000,
-      dayMs: day0,
-      yieldPpm,
-    })
-    expect(accrued.ok).toBe(true)
-    expect(core.ledger.balance(1, 'ETH').available - before).toBe(daily(1_000))
+    expect(payDay(core, day0, true)).toBe(daily(1_000))
     move(core, 'unstake', 1_000, day0 + dayMs + 2_000)
     // A withdrawal of everything, the reward included, that the older build accepted.
     const withdrawn = core.apply({
