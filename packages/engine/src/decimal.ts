@@ -18,6 +18,10 @@ const decimalPattern = /^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?$/
 /** Largest number of decimals a scale may have; 10^22 is the largest exact power of ten. */
 export const decimalsMax = 18
 
+export type ParseBigDecimalResult =
+  | { readonly ok: true; readonly units: bigint }
+  | { readonly ok: false; readonly errorCode: 205 | 429; readonly reason: string }
+
 /**
  * Parses a plain decimal string into integer units of 10^-decimals.
  * - '1.5' at 2 decimals → 150; '1.50' → 150; '1.500' → 150 (trailing zeros beyond the scale are
@@ -30,6 +34,25 @@ export function parseDecimal(
   decimals: number,
   options?: ParseDecimalOptions,
 ): ParseDecimalResult {
+  const parsed = parseBigDecimal(text, decimals, options)
+  if (!parsed.ok) return parsed
+  const magnitude = parsed.units < 0n ? -parsed.units : parsed.units
+  if (magnitude > BigInt(Number.MAX_SAFE_INTEGER)) {
+    return { ok: false, errorCode: 205, reason: 'value too large' }
+  }
+  return { ok: true, units: Number(parsed.units) }
+}
+
+/**
+ * As parseDecimal, for amounts held outside the engine as bigint (ledger balances, transfers,
+ * stakes): no bound but the text's 64 characters. 90 million SHIB is 9 × 10^15 units at its 8
+ * decimals, past what a number holds exactly, and about 1,000 euros.
+ */
+export function parseBigDecimal(
+  text: string,
+  decimals: number,
+  options?: ParseDecimalOptions,
+): ParseBigDecimalResult {
   assertDecimals(decimals)
   if (typeof text !== 'string' || text.length > 64) {
     return { ok: false, errorCode: 205, reason: 'not a decimal string' }
@@ -47,13 +70,8 @@ export function parseDecimal(
     if (!/^0+$/.test(extra)) return { ok: false, errorCode: 429, reason: 'too many decimals' }
     fraction = fraction.slice(0, decimals)
   }
-  const digits = integerPart + fraction.padEnd(decimals, '0')
-  const units = BigInt(digits)
-  if (units > BigInt(Number.MAX_SAFE_INTEGER)) {
-    return { ok: false, errorCode: 205, reason: 'value too large' }
-  }
-  const value = Number(units)
-  return { ok: true, units: negative && value !== 0 ? -value : value }
+  const units = BigInt(integerPart + fraction.padEnd(decimals, '0'))
+  return { ok: true, units: negative ? -units : units }
 }
 
 /**

@@ -6,7 +6,9 @@ export type { Book, BookKind } from './book.ts'
 export {
   decimalsOf,
   formatDecimal,
+  type ParseBigDecimalResult,
   type ParseDecimalResult,
+  parseBigDecimal,
   parseDecimal,
   significantDigits,
 } from './decimal.ts'

@@ -5,6 +5,7 @@ import {
   formatDecimal,
   marketSpecFromConfig,
   orderToWire,
+  parseBigDecimal,
   parseDecimal,
   placeOrderFromWire,
   significantDigits,
@@ -66,6 +67,26 @@ describe('parseDecimal', () => {
 
   test('non-strings are refused', () => {
     expect(parseDecimal(5 as unknown as string, 2)).toMatchObject({ ok: false, errorCode: 205 })
+  })
+})
+
+describe('parseBigDecimal', () => {
+  test('holds amounts past safe integers exactly', () => {
+    // 100 million SHIB at its 8 decimals: 10^16 units, about 1,100 euros.
+    expect(parseBigDecimal('100000000', 8)).toEqual({ ok: true, units: 10n ** 16n })
+    expect(parseBigDecimal('46000000000.12345678', 8)).toEqual({
+      ok: true,
+      units: 4_600_000_000_012_345_678n,
+    })
+    expect(parseBigDecimal('9007199254740993', 0)).toEqual({ ok: true, units: 9007199254740993n })
+  })
+
+  test('refuses as parseDecimal does', () => {
+    expect(parseBigDecimal('1.505', 2)).toMatchObject({ ok: false, errorCode: 429 })
+    expect(parseBigDecimal('1e20', 2)).toMatchObject({ ok: false, errorCode: 205 })
+    expect(parseBigDecimal('-1', 2)).toMatchObject({ ok: false, errorCode: 205 })
+    expect(parseBigDecimal('-1.25', 2, { allowNegative: true })).toEqual({ ok: true, units: -125n })
+    expect(parseBigDecimal('1'.repeat(65), 0)).toMatchObject({ ok: false, errorCode: 205 })
   })
 })
 

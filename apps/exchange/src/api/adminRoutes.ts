@@ -3,7 +3,7 @@
 // embedded database belongs to the server process, so admin commands go through here.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { feeTiers, ppmToFraction } from '@polder/catalogue'
-import { parseDecimal } from '@polder/engine'
+import { parseBigDecimal } from '@polder/engine'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { AccountExistsError, type AccountStore, type Permission } from '../accounts/accountStore.ts'
@@ -103,8 +103,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
   ): Promise<string | undefined> {
     const decimals = deps.decimalsOf(asset)
     if (decimals === undefined) return `unknown asset ${asset}`
-    const parsed = parseDecimal(amount, decimals)
-    if (!parsed.ok || parsed.units <= 0)
+    const parsed = parseBigDecimal(amount, decimals)
+    if (!parsed.ok || parsed.units <= 0n)
       return `amount must be a positive decimal with at most ${decimals} decimals`
     const outcome = await deps.service.submit({
       type: 'deposit',
@@ -125,8 +125,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       if (body === undefined) return reply
       // Check the deposit before anything is created, so a refusal leaves no account behind.
       if (body.eur !== undefined) {
-        const parsed = parseDecimal(body.eur, deps.decimalsOf('EUR') ?? 2)
-        if (!parsed.ok || parsed.units <= 0) {
+        const parsed = parseBigDecimal(body.eur, deps.decimalsOf('EUR') ?? 2)
+        if (!parsed.ok || parsed.units <= 0n) {
           return reply
             .code(400)
             .send({ error: 'eur must be a positive decimal with at most 2 decimals' })

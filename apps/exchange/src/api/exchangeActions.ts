@@ -9,7 +9,7 @@ import {
   type MarketConfig,
   type MarketSpec,
   type OrderState,
-  parseDecimal,
+  parseBigDecimal,
   placeOrderFromWire,
   type Side,
   type TradeEvent,
@@ -814,10 +814,11 @@ export function registerExchangeActions(
       const asset = assetsBySymbol.get(String(params.symbol))
       if (!asset) return failure(protocolError(205, { param: 'symbol' }))
       if (asset.withdrawalStatus !== 'OK') return failure(protocolError(410))
-      const amount = parseDecimal(String(params.amount), asset.decimals)
+      // As a bigint: 90 million SHIB is past a number's exact integers, and about 1,000 euros.
+      const amount = parseBigDecimal(String(params.amount), asset.decimals)
       if (!amount.ok) return failure(protocolError(amount.errorCode, { param: 'amount' }))
-      const minimum = parseDecimal(asset.withdrawalMinAmount, asset.decimals)
-      const fee = parseDecimal(asset.withdrawalFee, asset.decimals)
+      const minimum = parseBigDecimal(asset.withdrawalMinAmount, asset.decimals)
+      const fee = parseBigDecimal(asset.withdrawalFee, asset.decimals)
       if (!minimum.ok || !fee.ok)
         throw new Error(`catalogue amounts of ${asset.symbol} do not parse`)
       if (amount.units < minimum.units) return failure(protocolError(406))
@@ -827,7 +828,7 @@ export function registerExchangeActions(
       if (!addressValid) return failure(protocolError(412))
       // addWithdrawalFee: the fee comes on top of the amount; otherwise out of it.
       const sent = params.addWithdrawalFee === true ? amount.units : amount.units - fee.units
-      if (sent <= 0) return failure(protocolError(406))
+      if (sent <= 0n) return failure(protocolError(406))
       const sentLedger = toLedgerUnits(sent, asset.decimals)
       const feeLedger = toLedgerUnits(fee.units, asset.decimals)
       // The balance first (the core checks it again): who cannot pay hears that, not a limit.

@@ -3,7 +3,7 @@
 // per account (`acknowledgeRisk: true` with the first stake). Private like the savings plans.
 import { randomUUID } from 'node:crypto'
 import { assetBySymbol, assets } from '@polder/catalogue'
-import { parseDecimal } from '@polder/engine'
+import { parseBigDecimal } from '@polder/engine'
 import { protocolError } from '@polder/protocol'
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
@@ -81,11 +81,12 @@ export function registerStakingRoutes(app: FastifyInstance, deps: StakingDeps): 
       if (!asset?.staking || (action === 'stake' && !asset.staking.eligible)) {
         return reply.code(400).send(protocolError(205, { param: 'asset' }).body)
       }
-      const amount = parseDecimal(body.amount, asset.decimals)
+      // As a bigint: a stake of 90 million SHIB (about 1,000 euros) is past a number's integers.
+      const amount = parseBigDecimal(body.amount, asset.decimals)
       // Too many decimals is 429 (the parser says which), as for orders, withdrawals and payments.
       if (!amount.ok)
         return reply.code(400).send(protocolError(amount.errorCode, { param: 'amount' }).body)
-      if (amount.units <= 0)
+      if (amount.units <= 0n)
         return reply.code(400).send(protocolError(205, { param: 'amount' }).body)
       const outcome = await service.submit({
         type: action,
