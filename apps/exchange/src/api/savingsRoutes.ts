@@ -18,6 +18,12 @@ export type SavingsDeps = { service: ExchangeService; accounts: AccountStore; no
 
 const dayMs = 86_400_000
 
+/**
+ * How far ahead a plan may start, in days from today (UTC). The spec sets no bound; a start
+ * years ahead is a typo rather than a plan, and it would still have to be kept and shown.
+ */
+export const startDaysAheadMax = 365
+
 /** 232 in savings-plan words: the catalogue's text lists the fields of an order. */
 const nothingToChange = {
   errorCode: 232,
@@ -114,10 +120,14 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
       if (parsedAmount.units > max.units) return reply.code(400).send(protocolError(210).body)
       return undefined
     }
-    const checkStart = (startDate: string) =>
-      dateToMs(startDate) < Math.floor(nowMs / dayMs) * dayMs
-        ? reply.code(400).send({ errorCode: 205, error: 'startDate parameter is invalid.' })
-        : undefined
+    const checkStart = (startDate: string) => {
+      const startMs = dateToMs(startDate)
+      const todayMs = Math.floor(nowMs / dayMs) * dayMs
+      // Written so that a date the parser could not read (NaN) is refused too.
+      return startMs >= todayMs && startMs <= todayMs + startDaysAheadMax * dayMs
+        ? undefined
+        : reply.code(400).send({ errorCode: 205, error: 'startDate parameter is invalid.' })
+    }
 
     switch (match.key) {
       case 'GET /exchange/savings-plans/v1':
@@ -142,7 +152,7 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
         const planId = randomUUID()
         const error = await submitted({
           type: 'createSavingsPlan',
-          schedule: 2,
+          schedule: 3,
           timestamp: nowMs,
           planId,
           accountId,
@@ -170,7 +180,7 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
         if (refused) return refused
         const error = await submitted({
           type: 'updateSavingsPlan',
-          schedule: 2,
+          schedule: 3,
           timestamp: nowMs,
           planId: plan.id,
           accountId,

@@ -131,13 +131,15 @@ export type CreateSavingsPlan = {
   startMs: number
   status: 'ACTIVE' | 'INACTIVE'
   /**
-   * The scheduling rules the command was made under. 2 (every command made now): a plan starting
-   * today runs today, and a re-activated plan starts afresh (`anchoredIndex`). Without it, as
-   * journaled before those rules: the first occurrence after the command, and a re-activation
-   * keeps its place. A replay applies each command by its own rules, or runs journaled by the
-   * old ones would be refused and the exchange would not start.
+   * The scheduling rules the command was made under. 3 (every command made now): as 2, and a
+   * plan is not re-anchored on the day its last run was bought, even when that run was bought
+   * late, for an earlier date (`anchoredIndex`). 2: a plan starting today runs today, and a
+   * re-activated plan starts afresh. Without it, as journaled before those rules: the first
+   * occurrence after the command, and a re-activation keeps its place. A replay applies each
+   * command by its own rules, or runs journaled by the old ones would be refused and the
+   * exchange would not start.
    */
-  schedule?: 2
+  schedule?: 2 | 3
 }
 
 export type UpdateSavingsPlan = {
@@ -150,7 +152,7 @@ export type UpdateSavingsPlan = {
   startMs?: number
   status?: 'ACTIVE' | 'INACTIVE'
   /** As `CreateSavingsPlan.schedule`. */
-  schedule?: 2
+  schedule?: 2 | 3
 }
 
 export type DeleteSavingsPlan = {
@@ -183,19 +185,28 @@ const savingsDayMs = 86_400_000
  * given a new frequency or start date. A plan starting today buys today, though its occurrence
  * (00:00 UTC) has passed, since the customer chose today. Otherwise the first occurrence after
  * `timestamp`, so that a start in the past or a pause does not record every period gone by as
- * missed and buy at once. Never a date the plan already ran, so re-anchoring cannot buy twice
- * on one day.
+ * missed and buy at once. Never a date the plan already ran, nor (rules 3) the day its last
+ * run was bought, so re-anchoring cannot buy twice on one day.
  */
 function anchoredIndex(
   plan: Pick<Plan, 'startMs' | 'frequency' | 'executions'>,
   timestamp: number,
-  schedule: 2 | undefined,
+  schedule: 2 | 3 | undefined,
 ): number {
   // The rules of commands journaled before these (see CreateSavingsPlan.schedule).
   if (schedule === undefined)
     return Math.max(0, lastOccurrenceIndex(plan.startMs, plan.frequency, timestamp - 1) + 1)
   const todayMs = Math.floor(timestamp / savingsDayMs) * savingsDayMs
-  const lastRunMs = plan.executions.at(-1)?.scheduledAt ?? Number.NEGATIVE_INFINITY
+  const last = plan.executions.at(-1)
+  // A run made late (the exchange was stopped over its date) is dated by its occurrence but was
+  // bought on a later day; that day counts as run too, or moving the start to it would buy twice
+  // on it. Rules 2 looked at the occurrence only, and replay keeps them for their commands.
+  const lastRunMs =
+    last === undefined
+      ? Number.NEGATIVE_INFINITY
+      : schedule === 3 && last.executedAt !== null
+        ? Math.floor(last.executedAt / savingsDayMs) * savingsDayMs
+        : last.scheduledAt
   const afterMs = Math.max(plan.startMs >= todayMs ? plan.startMs - 1 : timestamp - 1, lastRunMs)
   return lastOccurrenceIndex(plan.startMs, plan.frequency, afterMs) + 1
 }
@@ -630,7 +641,7 @@ export class ExchangeCore {
     // A paused plan skipped its occurrences by choice: re-activated, it starts afresh rather
     // than recording them as missed (419) and buying at once.
     const reactivated =
-      command.schedule === 2 && plan.status === 'INACTIVE' && command.status === 'ACTIVE'
+      command.schedule !== undefined && plan.status === 'INACTIVE' && command.status === 'ACTIVE'
     if (command.amount !== undefined) plan.amount = command.amount
     if (command.status !== undefined) plan.status = command.status
     plan.frequency = command.frequency ?? plan.frequency

@@ -42,12 +42,15 @@ export class SavingsScheduler {
     const nowMs = this.#options.nowMs()
     for (const plan of [...this.#service.core.savingsPlans.values()]) {
       if (plan.status !== 'ACTIVE') continue
-      const index = lastOccurrenceIndex(plan.startMs, plan.frequency, nowMs)
-      if (index < plan.nextIndex) continue
+      if (lastOccurrenceIndex(plan.startMs, plan.frequency, nowMs) < plan.nextIndex) continue
       const fees = await this.#options.feesOf(plan.accountId)
       // Stamped as submitted, not as the tick began: the runs before it took time, and a
       // command's time is what cancel-on-disconnect deadlines are checked against.
       const runMs = Math.max(nowMs, this.#options.nowMs())
+      // The occurrence due when the run is stamped: a tick begun before midnight that submits
+      // after it would otherwise buy yesterday's run today, then today's at the next tick.
+      const index = lastOccurrenceIndex(plan.startMs, plan.frequency, runMs)
+      if (index < plan.nextIndex) continue
       const outcome = await this.#service.submit({
         type: 'runSavingsPlan',
         timestamp: runMs,
