@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import {
+  addDecimals,
   chartChange,
   createThemeStore,
   decimalPrecision,
@@ -62,6 +63,14 @@ describe('spec §9 decimal arithmetic', () => {
     expect(new PolderDecimal(2).div(3).toString()).toBe('0.66666666666666666667')
     expect(new PolderDecimal('0.1').plus('0.2').toString()).toBe('0.3')
     expect(new PolderDecimal('2.5').toDecimalPlaces(0).toString()).toBe('3')
+  })
+
+  test('addDecimals is exact past 20 digits: 1.2 trillion BTT at 8 decimals to the unit', () => {
+    expect(addDecimals('1200000000000.12345678', '0.00000001')).toBe('1200000000000.12345679')
+    expect(addDecimals('5000000000000.00000001', '5000000000000.00000001')).toBe(
+      '10000000000000.00000002',
+    )
+    expect(addDecimals('0.1', '0.2')).toBe('0.3')
   })
 })
 
