@@ -1,7 +1,8 @@
 // Amounts past a number's exact integers at the asset's decimals, through the real server: 100
 // million SHIB is 10^16 units at its 8 decimals (Number.MAX_SAFE_INTEGER is about 9 × 10^15), and
 // about 1,100 euros, a retail holding. Credited by the admin endpoint, withdrawn, and staked, each
-// to the unit.
+// to the unit. And an amount over a maximum hears the maximum's error (210) whatever its digits,
+// not 205 once it is past 2^53 units.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { defaultListing } from '../src/listing.ts'
@@ -106,5 +107,72 @@ describe('amounts past 2^53 units', () => {
 
   it('the ledger stays balanced', async () => {
     expect((await admin('/admin/ledger/check')).status).toBe(200)
+  })
+})
+
+describe('an amount over a maximum gets its error (210), whatever its digits', () => {
+  const order = (body: Record<string, unknown>) =>
+    signedRequest(baseUrl, key, 'POST', '/v2/order', { body: { operatorId: 1, ...body } })
+  it.each([
+    // 600,000 EUR is 6 × 10^14 quote units of 10^-9 EUR; 10 million EUR is 10^16.
+    [
+      'SHIB-EUR amountQuote',
+      { market: 'SHIB-EUR', side: 'buy', orderType: 'market' },
+      'amountQuote',
+      '600000',
+      '10000000',
+    ],
+    [
+      'BTC-EUR amountQuote',
+      { market: 'BTC-EUR', side: 'buy', orderType: 'market' },
+      'amountQuote',
+      '2000000',
+      '100000000',
+    ],
+    [
+      'SHIB-EUR amount',
+      { market: 'SHIB-EUR', side: 'sell', orderType: 'market' },
+      'amount',
+      '50000000000',
+      '10000000000000000',
+    ],
+  ])('%s', async (_, body, field, justOver, farOver) => {
+    const near = await order({ ...body, [field]: justOver })
+    expect(near.json.errorCode).toBe(210)
+    expect((await order({ ...body, [field]: farOver })).json).toEqual(near.json)
+  })
+
+  it('a price past 2^53 units is over the maximum price (211)', async () => {
+    const near = await order({
+      market: 'SHIB-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '1000000',
+      price: '1',
+    })
+    const far = await order({
+      market: 'SHIB-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '1000000',
+      price: '10000000',
+    })
+    expect(near.json.errorCode).toBe(211)
+    expect(far.json).toEqual(near.json)
+  })
+
+  it('a SEPA deposit and a savings plan of 10^14 EUR are over their maximums (210)', async () => {
+    const deposit = await webRequest(baseUrl, token, 'POST', '/exchange/payments/v1/deposits', {
+      method: 'sepa',
+      amount: '100000000000000',
+    })
+    expect(deposit.json.errorCode).toBe(210)
+    const plan = await webRequest(baseUrl, token, 'POST', '/exchange/savings-plans/v1', {
+      asset: 'SHIB',
+      amount: '100000000000000',
+      frequency: 'DAILY',
+      startDate: new Date().toISOString().slice(0, 10),
+    })
+    expect(plan.json.errorCode).toBe(210)
   })
 })

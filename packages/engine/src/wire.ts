@@ -2,7 +2,7 @@
 // The server parses request parameters with these functions (errors 205 and 429 come from here;
 // every other validation is in the engine) and formats engine states for responses and events.
 
-import { formatDecimal, parseDecimal } from './decimal.ts'
+import { formatDecimal, parseBigDecimal } from './decimal.ts'
 import { ErrorCode, type Rejection, reject } from './errors.ts'
 import type { MarketSpec } from './market.ts'
 import type { OrderState } from './order.ts'
@@ -68,14 +68,20 @@ function toUnits(spec: MarketSpec, name: string, text: unknown, scale: Scale): n
       : scale === 'base'
         ? spec.quantityDecimals
         : spec.notionalDecimals
-  const parsed = parseDecimal(text, decimals)
+  const parsed = parseBigDecimal(text, decimals)
   if (!parsed.ok) {
     return reject(
       parsed.errorCode === 429 ? ErrorCode.tooManyDecimals : ErrorCode.parameterInvalid,
       name,
     )
   }
-  return scale === 'quote' ? parsed.units * spec.quotePerNotional : parsed.units
+  const units = scale === 'quote' ? parsed.units * BigInt(spec.quotePerNotional) : parsed.units
+  // Past a number's exact integers is past the market's maximum (marketSpecFromConfig keeps the
+  // maximums safe): the maximum's error, as for any value over it, whatever its digits.
+  if (units > BigInt(Number.MAX_SAFE_INTEGER)) {
+    return reject(scale === 'price' ? ErrorCode.priceAboveMaximum : ErrorCode.amountAboveMaximum)
+  }
+  return Number(units)
 }
 
 const priceFields = ['price', 'triggerAmount'] as const

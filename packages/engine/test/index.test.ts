@@ -27,6 +27,7 @@ test('the public entry exports exactly these values', () => {
     'marketSpecFromConfig',
     'openOrdersPerMarketMaxDefault',
     'orderToWire',
+    'parseBigDecimal',
     'parseDecimal',
     'placeOrderFromWire',
     'significantDigits',

@@ -3,7 +3,7 @@
 // without either, 401 with the protocol's error body.
 import { createHash, randomUUID } from 'node:crypto'
 import { assetBySymbol, markets as catalogueMarkets, savingsPlanLimits } from '@polder/catalogue'
-import { parseDecimal } from '@polder/engine'
+import { parseBigDecimal } from '@polder/engine'
 import { matchWebEndpoint, protocolError, safeParse } from '@polder/protocol'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AccountStore } from '../accounts/accountStore.ts'
@@ -108,9 +108,10 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
         .send({ errorCode: outcome.errorCode, error: outcome.error })
     }
     const checkAmount = (amount: string) => {
-      const parsedAmount = parseDecimal(amount, 2)
-      const min = parseDecimal(savingsPlanLimits.amountMinEur, 2)
-      const max = parseDecimal(savingsPlanLimits.amountMaxEur, 2)
+      // As bigints, so that an amount of any size meets the maximum (210), not 205.
+      const parsedAmount = parseBigDecimal(amount, 2)
+      const min = parseBigDecimal(savingsPlanLimits.amountMinEur, 2)
+      const max = parseBigDecimal(savingsPlanLimits.amountMaxEur, 2)
       if (!parsedAmount.ok || !min.ok || !max.ok) {
         // Too many decimals is 429 (the parser says which), as for orders, withdrawals and payments.
         const code = parsedAmount.ok ? 205 : parsedAmount.errorCode

@@ -4,7 +4,7 @@
 // Payments left pending are asked about again, at start and every 30 s.
 import { createHash, randomUUID } from 'node:crypto'
 import { type PaymentMethod, paymentMethod } from '@polder/catalogue'
-import { parseDecimal } from '@polder/engine'
+import { parseBigDecimal } from '@polder/engine'
 import { protocolError } from '@polder/protocol'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import { PeriodicTask } from '../core/periodicTask.ts'
@@ -98,13 +98,14 @@ export class PaymentService {
     const method = paymentMethod(methodId)
     if (method === undefined)
       return { ok: false, refusal: protocolError(205, { param: 'method' }).body }
-    const parsed = parseDecimal(amountText, 2)
+    // As a bigint, so that an amount of any size meets the method's maximum (210), not 205.
+    const parsed = parseBigDecimal(amountText, 2)
     if (!parsed.ok)
       return {
         ok: false,
         refusal: protocolError(parsed.errorCode, { param: 'amount' }).body,
       }
-    const amountCents = BigInt(parsed.units)
+    const amountCents = parsed.units
     const paymentId =
       clientPaymentId === undefined
         ? randomUUID()
