@@ -310,11 +310,10 @@ export class MarketDataHub {
           if (this.#byTopic.has(`ticker ${event.market}`))
             this.#toChannel('ticker', event.market, JSON.stringify(tickerToWire(spec, event)))
           break
-        case 'book':
-          if (!this.#byTopic.has(`book ${event.market}`)) break
-          this.#toChannel(
-            'book',
-            event.market,
+        case 'book': {
+          const subscribers = this.#byTopic.get(`book ${event.market}`)
+          if (subscribers === undefined) break
+          const frame = frameText(
             JSON.stringify({
               event: 'book',
               market: event.market,
@@ -324,16 +323,17 @@ export class MarketDataHub {
               timestamp: event.timestamp,
             }),
           )
+          // With its nonce: a subscriber's getBook answer of this market goes out between the
+          // event it shows and the next one (see WsConnection.sendBookFrame).
+          for (const connection of subscribers)
+            connection.sendBookFrame(frame, event.market, event.nonce)
           break
+        }
       }
     }
   }
 
-  #toChannel(
-    channel: 'book' | 'trades' | 'ticker' | 'ticker24h',
-    market: string,
-    text: string,
-  ): void {
+  #toChannel(channel: 'trades' | 'ticker' | 'ticker24h', market: string, text: string): void {
     const subscribers = this.#byTopic.get(`${channel} ${market}`)
     if (subscribers === undefined) return
     broadcast(subscribers, text)

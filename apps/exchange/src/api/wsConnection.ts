@@ -128,6 +128,9 @@ export function frameText(text: string): Buffer {
   return frame
 }
 
+/** A market's book events held back while getBooks of it are answered, in nonce order. */
+type HeldBook = { answers: number; frames: { nonce: number; frame: Buffer }[]; bytes: number }
+
 /** Bytes queued for a client before it counts as a slow consumer and is disconnected. */
 export const sendBufferBytesMax = 4 * 1024 * 1024
 
@@ -160,6 +163,8 @@ export class WsConnection {
   #revokedWhileAuthenticating: RevokedCredential[] = []
   /** Whose the cork on the socket is: the end of this turn's (#cork), or a fan-out slice's. */
   #corked: false | 'turn' | 'fanOut' = false
+  /** Book events held back while a getBook of their market is answered (see #holdBook). */
+  #heldBooks: Map<string, HeldBook> | undefined
 
   constructor(socket: WebSocket, ip: string, deps: WsDeps) {
     this.#socket = socket
@@ -188,6 +193,23 @@ export class WsConnection {
     if (raw === undefined) return
     this.#corkForFanOut(raw)
     raw.write(frame)
+  }
+
+  /**
+   * Sends a `book` event framed by `frameText`, as `sendFrame` does, unless a getBook of its
+   * market is being answered: it then waits to go out on the right side of the answer.
+   */
+  sendBookFrame(frame: Buffer, market: string, nonce: number): void {
+    const held = this.#heldBooks?.get(market)
+    if (held === undefined) {
+      this.sendFrame(frame)
+      return
+    }
+    held.frames.push({ nonce, frame })
+    held.bytes += frame.length
+    // Held only for the few turns an answer waits for its commit; a client whose events pile
+    // up meanwhile is as slow a consumer as one whose send buffer is full.
+    if (held.bytes > sendBufferBytesMax) this.#socket.close(1008, 'slow consumer: send buffer full')
   }
 
   /** Whether a message may be sent now; a slow consumer is disconnected instead. */
@@ -411,14 +433,64 @@ export class WsConnection {
           requestId: _requestId,
           ...params
         } = request as Record<string, unknown>
-        const result = await this.#deps.actions.run(request.action, params, this.caller)
-        if (result.ok) {
-          this.send(
-            encodeWsMessage({ action: request.action, response: result.response }, requestIdText),
-          )
-        } else fail(result)
+        const bookMarket =
+          request.action === 'getBook' && typeof params.market === 'string'
+            ? params.market
+            : undefined
+        if (bookMarket !== undefined) this.#holdBook(bookMarket)
+        try {
+          const result = await this.#deps.actions.run(request.action, params, this.caller)
+          if (result.ok) {
+            if (bookMarket !== undefined)
+              this.#sendHeldBooks(bookMarket, (result.response as { nonce: number }).nonce)
+            this.send(
+              encodeWsMessage({ action: request.action, response: result.response }, requestIdText),
+            )
+          } else fail(result)
+        } finally {
+          if (bookMarket !== undefined) this.#unholdBook(bookMarket)
+        }
       }
     }
+  }
+
+  /**
+   * Holds back this connection's book events of `market` until a getBook of it is answered.
+   * The snapshot (nonce N) is taken as the request arrives, and the answer waits for the commit
+   * that makes it durable; the events of commands applied after the snapshot (N + 1 on) can be
+   * made durable in that same commit and published while the answer is still on its way to the
+   * socket. The SDK (protocol §6.4) ignores the events that come before its answer and starts
+   * from N + 1 after it: let through first, N + 1 would be lost to it and count as a gap.
+   */
+  #holdBook(market: string): void {
+    this.#heldBooks ??= new Map()
+    const held = this.#heldBooks.get(market)
+    if (held === undefined) this.#heldBooks.set(market, { answers: 1, frames: [], bytes: 0 })
+    else held.answers += 1
+  }
+
+  /** Sends the held book events of `market` up to `nonceMax`: those an answer shows. */
+  #sendHeldBooks(market: string, nonceMax: number): void {
+    const held = this.#heldBooks?.get(market)
+    if (held === undefined) return
+    const later: HeldBook['frames'] = []
+    for (const event of held.frames)
+      if (event.nonce <= nonceMax) this.sendFrame(event.frame)
+      else later.push(event)
+    held.frames = later
+    held.bytes = later.reduce((bytes, event) => bytes + event.frame.length, 0)
+  }
+
+  /** One answer of `market` has gone (or failed); after the last one, the held events go too. */
+  #unholdBook(market: string): void {
+    const books = this.#heldBooks
+    const held = books?.get(market)
+    if (books === undefined || held === undefined) return
+    held.answers -= 1
+    if (held.answers > 0) return
+    books.delete(market)
+    if (books.size === 0) this.#heldBooks = undefined
+    for (const event of held.frames) this.sendFrame(event.frame)
   }
 
   async #authenticate(
