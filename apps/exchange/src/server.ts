@@ -577,6 +577,11 @@ export async function createExchangeServer(
     actions,
     rateLimiter,
     findApiKey: (key) => accounts.findApiKey(key),
+    warmAccount: (accountId) =>
+      accounts.cachedFeeTier(accountId) === undefined
+        ? accounts.loadFeeTier(accountId).then(() => undefined)
+        : undefined,
+    keyRevokedLately: (key) => accounts.revokedLately(key),
     nowMs: clock.nowMs,
   })
 

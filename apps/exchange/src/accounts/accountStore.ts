@@ -13,6 +13,8 @@ import type { SecretBox } from './secretBox.ts'
 
 /** Cached keys (or accounts) asked about in one query of `sweepRevokedKeys` (`refreshFeeTiers`). */
 const sweepBatch = 1_000
+/** Keys `revokedLately` remembers. */
+const revokedLatelyMax = 10_000
 
 const scryptAsync = promisify(scrypt) as (
   password: string,
@@ -97,6 +99,10 @@ export class AccountStore {
   readonly #box: SecretBox
   readonly #nowMs: () => number
   readonly #keyCache = new Map<string, ApiKeyRecord | null>()
+  /** Revocations made here so far: a key read before one is not cached after it (findApiKey). */
+  #revocations = 0
+  /** Keys revoked lately, newest last, for `revokedLately`. */
+  readonly #revokedLately = new Set<string>()
   readonly #revokedListeners: ((credential: RevokedCredential) => void)[] = []
   /** The fee tier stored with each account read and used lately (see `forgetIdleFeeTiers`). */
   readonly #feeTiers = new Map<number, KeptFeeTier>()
@@ -203,6 +209,7 @@ export class AccountStore {
   async findApiKey(key: string): Promise<ApiKeyRecord | undefined> {
     const cached = this.#keyCache.get(key)
     if (cached !== undefined) return cached ?? undefined
+    const revocationsBefore = this.#revocations
     const [row] = await this.#driver.query<{
       key: string
       account_id: string | number
@@ -226,7 +233,9 @@ export class AccountStore {
       : null
     // Only real keys are cached: random keys must not grow memory (and cost a query each, which
     // the IP rate limit bounds).
-    if (record !== null) this.#keyCache.set(key, record)
+    // Nor a row read before a revocation that was stored meanwhile: with a pool of connections
+    // its answer can come after the revocation's, and would put the key back as live.
+    if (record !== null && this.#revocations === revocationsBefore) this.#keyCache.set(key, record)
     return record ?? undefined
   }
 
@@ -256,6 +265,7 @@ export class AccountStore {
       const usable = new Set(rows.map((row) => row.key))
       for (const key of batch) {
         if (usable.has(key)) continue
+        this.#noteRevoked(key)
         this.#keyCache.delete(key)
         for (const listener of this.#revokedListeners) listener({ kind: 'key', key })
         found += 1
@@ -361,11 +371,32 @@ export class AccountStore {
     return Number.isInteger(tier) && tier >= 0 && tier < feeTiers.length ? tier : 0
   }
 
+  /**
+   * Whether `key` was revoked lately (here, or found revoked by `sweepRevokedKeys`), from its
+   * revocation's start on: a synchronous check for a request that authenticated before it and
+   * is about to act. Lately: the newest 10,000, far more than a request's few moments see.
+   */
+  revokedLately(key: string): boolean {
+    return this.#revokedLately.has(key)
+  }
+
+  #noteRevoked(key: string): void {
+    this.#revokedLately.delete(key)
+    this.#revokedLately.add(key)
+    if (this.#revokedLately.size > revokedLatelyMax)
+      this.#revokedLately.delete(this.#revokedLately.values().next().value!)
+  }
+
   async revokeApiKey(key: string): Promise<void> {
+    this.#noteRevoked(key)
+    // Counted as it starts and once it is stored: a lookup begun at any time before the update
+    // is done may have read the row as it was, whenever its answer comes.
+    this.#revocations += 1
     await this.#driver.query('update api_keys set revoked_at_ms = $2 where key = $1', [
       key,
       this.#nowMs(),
     ])
+    this.#revocations += 1
     this.#keyCache.delete(key)
     for (const listener of this.#revokedListeners) listener({ kind: 'key', key })
   }

@@ -202,14 +202,13 @@ export function registerExchangeActions(
     }
   }
 
-  function orderResponse(spec: MarketSpec, state: OrderState, fills: readonly FillEvent[]) {
-    return orderObject(
-      spec,
-      state,
-      service.core.heldFor(spec.market, state.orderId),
-      fills,
-      decimalsOf,
-    )
+  function orderResponse(
+    spec: MarketSpec,
+    state: OrderState,
+    fills: readonly FillEvent[],
+    held = service.core.heldFor(spec.market, state.orderId),
+  ) {
+    return orderObject(spec, state, held, fills, decimalsOf)
   }
 
   /** The latest state of `orderId` in a command's events, with the fills it got there. */
@@ -542,7 +541,16 @@ export function registerExchangeActions(
           ? fromWire
           : { ...fromWire, orderId: fromWire.orderId.toLowerCase() }
       const orderId = coreOrder(spec.market, accountId, params)?.state.orderId
-      const outcome = await service.submit(command)
+      const submitted = service.submit(command)
+      // The order as this update left it, read as it is applied (submit applies before its first
+      // await): a cancel or a fill applied before the update's commit must not show in its reply.
+      const record = orderId === undefined ? undefined : history.order(spec.market, orderId)
+      const applied = record && {
+        state: record.state,
+        fills: [...record.fills],
+        held: service.core.heldFor(spec.market, record.state.orderId),
+      }
+      const outcome = await submitted
       if (!outcome.ok) {
         if (outcome.errorCode !== 240) return refused(outcome)
         // The engine knows open orders by their client id, and closed ones for a while only: an
@@ -553,14 +561,16 @@ export function registerExchangeActions(
         if (!('state' in known)) return known
         return failure(protocolError(known.state.orderType === 'market' ? 234 : 233))
       }
-      const record = orderId === undefined ? undefined : history.order(spec.market, orderId)
-      if (!record) throw new Error('updated order is not in the history')
+      if (!applied) throw new Error('updated order is not in the history')
       // The operator of this update, as the protocol echoes it (the order keeps its creator's).
       const operator =
         params.operatorId === undefined ? {} : { operatorId: Number(params.operatorId) }
       if (params.responseRequired === false)
-        return success({ ...shortAck(record.state), ...operator })
-      return success({ ...orderResponse(spec, record.state, record.fills), ...operator })
+        return success({ ...shortAck(applied.state), ...operator })
+      return success({
+        ...orderResponse(spec, applied.state, applied.fills, applied.held),
+        ...operator,
+      })
     })
     .register('privateCancelOrder', async (params, caller) => {
       const accountId = requireCaller(caller)

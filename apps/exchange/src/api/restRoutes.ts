@@ -18,6 +18,10 @@ export type RestDeps = {
   actions: ActionRegistry
   rateLimiter: RateLimiter
   findApiKey: (key: string) => Promise<ApiKeyRecord | undefined>
+  /** Reads what a private action of the account would wait for (its fee tier), if not known. */
+  warmAccount: (accountId: number) => Promise<void> | undefined
+  /** Whether the key was revoked lately (synchronous: AccountStore.revokedLately). */
+  keyRevokedLately: (key: string) => boolean
   nowMs: () => number
 }
 
@@ -86,8 +90,10 @@ async function handle(
   const path = queryStart < 0 ? target : target.slice(0, queryStart)
   const rawQuery = queryStart < 0 ? '' : target.slice(queryStart + 1)
   const nowMs = deps.nowMs()
+  // Charged at the clock's time then, not the request's arrival: a charge after the key's lookup
+  // must not count in a minute already over (RateLimiter keeps windows from going back too).
   const charge = (caller: string, weight: number): FastifyReply | undefined => {
-    const decision = deps.rateLimiter.charge(caller, weight, nowMs)
+    const decision = deps.rateLimiter.charge(caller, weight, deps.nowMs())
     reply.headers(rateLimitHeaders(decision))
     if (decision.allowed) return undefined
     return send(reply, { ok: false, ...protocolError(105, { expiryInMs: decision.bannedUntilMs }) })
@@ -152,6 +158,13 @@ async function handle(
       )
     const refused = charge(`key:${auth.apiKey.key}`, weight)
     if (refused) return refused
+    // What the action would wait for is read now, and the key checked once more after it: from
+    // that check to the action's command nothing is awaited, so a revocation done meanwhile
+    // (the operator told "revoked") is never followed by an order placed with the key.
+    const warming = deps.warmAccount(auth.apiKey.accountId)
+    if (warming !== undefined) await warming
+    if (deps.keyRevokedLately(auth.apiKey.key))
+      return send(reply, { ok: false, ...protocolError(305) })
     authenticated = { accountId: auth.apiKey.accountId, permissions: auth.apiKey.permissions }
   } else {
     // A public call signed with a valid key (the SDK signs every call) is the key's to pay, as

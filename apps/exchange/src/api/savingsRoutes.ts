@@ -99,9 +99,19 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
       return plan && plan.accountId === accountId ? plan : undefined
     }
     const nowMs = deps.nowMs()
-    const submitted = async (command: Parameters<ExchangeService['submit']>[0]) => {
-      const outcome = await service.submit(command)
-      if (outcome.ok) return undefined
+    /** Submits `command`, then answers `answer()` with `status`, or the refusal. */
+    const submitted = async (
+      command: Parameters<ExchangeService['submit']>[0],
+      answer: () => unknown,
+      status = 200,
+    ) => {
+      const pending = service.submit(command)
+      // The plan as this command left it (submit applies before its first await): a command
+      // applied before this one's commit, such as a delete from another tab, must not change
+      // the answer, nor make a plan created answer 500.
+      const applied = answer()
+      const outcome = await pending
+      if (outcome.ok) return reply.code(status).send(applied)
       // 240: the plan was deleted by another request since it was looked up.
       return reply
         .code(outcome.errorCode === savingsPlanNotFound.errorCode ? 404 : 400)
@@ -151,20 +161,27 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
         const refused = checkAmount(String(params.amount)) ?? checkStart(String(params.startDate))
         if (refused) return refused
         const planId = randomUUID()
-        const error = await submitted({
-          type: 'createSavingsPlan',
-          schedule: 3,
-          timestamp: nowMs,
-          planId,
-          accountId,
-          asset: eligible.symbol,
-          market: eligible.market,
-          amount: String(params.amount),
-          frequency: params.frequency as Plan['frequency'],
-          startMs: dateToMs(String(params.startDate)),
-          status: (params.status as 'ACTIVE' | 'INACTIVE' | undefined) ?? 'ACTIVE',
-        })
-        return error ?? reply.code(201).send(planToWire(service.core.savingsPlans.get(planId)!))
+        const created = () => {
+          const plan = service.core.savingsPlans.get(planId)
+          return plan === undefined ? undefined : planToWire(plan)
+        }
+        return submitted(
+          {
+            type: 'createSavingsPlan',
+            schedule: 3,
+            timestamp: nowMs,
+            planId,
+            accountId,
+            asset: eligible.symbol,
+            market: eligible.market,
+            amount: String(params.amount),
+            frequency: params.frequency as Plan['frequency'],
+            startMs: dateToMs(String(params.startDate)),
+            status: (params.status as 'ACTIVE' | 'INACTIVE' | undefined) ?? 'ACTIVE',
+          },
+          created,
+          201,
+        )
       }
       case 'PATCH /exchange/savings-plans/v1/{id}': {
         const plan = owned(match.pathParams.id)
@@ -179,29 +196,28 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
           (data.amount === undefined ? undefined : checkAmount(data.amount)) ??
           (data.startDate === undefined ? undefined : checkStart(data.startDate))
         if (refused) return refused
-        const error = await submitted({
-          type: 'updateSavingsPlan',
-          schedule: 3,
-          timestamp: nowMs,
-          planId: plan.id,
-          accountId,
-          ...(data.amount === undefined ? {} : { amount: data.amount }),
-          ...(data.frequency === undefined ? {} : { frequency: data.frequency }),
-          ...(data.startDate === undefined ? {} : { startMs: dateToMs(data.startDate) }),
-          ...(data.status === undefined ? {} : { status: data.status }),
-        })
-        return error ?? planToWire(plan)
+        return submitted(
+          {
+            type: 'updateSavingsPlan',
+            schedule: 3,
+            timestamp: nowMs,
+            planId: plan.id,
+            accountId,
+            ...(data.amount === undefined ? {} : { amount: data.amount }),
+            ...(data.frequency === undefined ? {} : { frequency: data.frequency }),
+            ...(data.startDate === undefined ? {} : { startMs: dateToMs(data.startDate) }),
+            ...(data.status === undefined ? {} : { status: data.status }),
+          },
+          () => planToWire(plan),
+        )
       }
       case 'DELETE /exchange/savings-plans/v1/{id}': {
         const plan = owned(match.pathParams.id)
         if (!plan) return reply.code(404).send(savingsPlanNotFound)
-        const error = await submitted({
-          type: 'deleteSavingsPlan',
-          timestamp: nowMs,
-          planId: plan.id,
-          accountId,
-        })
-        return error ?? planToWire(plan)
+        return submitted(
+          { type: 'deleteSavingsPlan', timestamp: nowMs, planId: plan.id, accountId },
+          () => planToWire(plan),
+        )
       }
       case 'GET /exchange/savings-plans/v1/{id}/executions': {
         const plan = owned(match.pathParams.id)

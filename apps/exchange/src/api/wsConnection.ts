@@ -415,7 +415,10 @@ export class WsConnection {
         }
         try {
           if (request.action === 'subscribe') this.subscriptions.subscribe(channels)
-          else this.subscriptions.unsubscribe(channels)
+          else {
+            this.subscriptions.unsubscribe(channels)
+            this.#dropUnsubscribedHeldBooks()
+          }
         } catch (error) {
           if (!(error instanceof TooManySubscriptionsError)) throw error
           fail(protocolError(205, { param: 'channels' }))
@@ -479,6 +482,19 @@ export class WsConnection {
       else later.push(event)
     held.frames = later
     held.bytes = later.reduce((bytes, event) => bytes + event.frame.length, 0)
+  }
+
+  /**
+   * Forgets the held book events of markets no longer subscribed: held for a getBook answer,
+   * they would otherwise go out after the `unsubscribed` answer, to a client that has dropped
+   * that book.
+   */
+  #dropUnsubscribedHeldBooks(): void {
+    for (const [market, held] of this.#heldBooks ?? []) {
+      if (this.subscriptions.has('book', market)) continue
+      held.frames = []
+      held.bytes = 0
+    }
   }
 
   /** One answer of `market` has gone (or failed); after the last one, the held events go too. */

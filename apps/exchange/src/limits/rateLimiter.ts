@@ -66,12 +66,14 @@ export class RateLimiter {
         bannedUntilMs: state.bannedUntilMs,
       }
     }
-    if (state.windowStartMs !== windowStartMs) {
+    // Only forward: a charge of an earlier minute (a clock stepped back, a request charged after
+    // its lookup) counts in the newest one, rather than starting that minute's budget afresh.
+    if (windowStartMs > state.windowStartMs) {
       state.windowStartMs = windowStartMs
       state.spent = 0
     }
     state.spent += weight
-    const resetAtMs = windowStartMs + minuteMs
+    const resetAtMs = state.windowStartMs + minuteMs
     if (state.spent > limit) {
       // Keys: until the end of the following minute. IPs: 15 minutes from now.
       state.bannedUntilMs = caller.startsWith('key:')
