@@ -29,6 +29,9 @@ class UsageError extends Error {
   override name = 'UsageError'
 }
 
+/** How long a stop may take before the process exits regardless (see `shutdown`). */
+const shutdownDeadlineMs = 25_000
+
 async function serve(argv: string[]): Promise<void> {
   const config = parseConfig(argv, process.env)
   const server = await createExchangeServer(config, defaultListing())
@@ -46,9 +49,19 @@ async function serve(argv: string[]): Promise<void> {
   }
   let closing = false
   const shutdown = (signal: string): void => {
-    if (closing) return
+    // A second signal ends a stop that takes too long at once: everything acknowledged is in the
+    // journal already; only the clean stop's snapshot is lost (the next start replays instead).
+    if (closing) {
+      server.app.log.warn({ signal }, 'second signal during the shutdown: exiting now')
+      process.exit(1)
+    }
     closing = true
     server.app.log.info({ signal }, 'shutting down')
+    // And a deadline, within the usual 30 s a supervisor grants before SIGKILL.
+    setTimeout(() => {
+      server.app.log.error({ deadlineMs: shutdownDeadlineMs }, 'shutdown took too long: exiting')
+      process.exit(1)
+    }, shutdownDeadlineMs).unref()
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -602,6 +602,14 @@ export async function createExchangeServer(
     return reply.code(status).send(body)
   })
 
+  // Shutting down (`close`): WebSocket messages are read no further, and HTTP answers close
+  // their connection, so that a keep-alive client does not hold the stop for its timeout.
+  let closing = false
+  /** WebSocket requests being handled, each until its reply is sent: a stop waits for them. */
+  const wsRequests = new Set<Promise<void>>()
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close')
+  })
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: config.wsMessageBytesMax * wsMessageReadFactor,
@@ -684,6 +692,9 @@ export async function createExchangeServer(
       // A binary or oversized message is not read: either is answered as invalid JSON (102).
       const text =
         isBinary || (data as Buffer).length > config.wsMessageBytesMax ? '' : data.toString()
+      // A message that comes after the stop began is not applied: the client hears the
+      // going-away close instead of a reply.
+      if (closing) return
       if (inFlight >= wsRequestsInFlightMax) {
         ws.close(1008, 'too many requests in flight')
         return
@@ -694,7 +705,7 @@ export async function createExchangeServer(
         metrics.wsPauses.inc()
       }
       const arrivedAt = performance.now()
-      connection
+      const handled = connection
         .onMessage(text)
         .catch((error: unknown) => {
           app.log.error({ err: error }, 'websocket request failed')
@@ -702,9 +713,11 @@ export async function createExchangeServer(
         })
         .finally(() => {
           inFlight -= 1
+          wsRequests.delete(handled)
           metrics.wsRequestSeconds.observe((performance.now() - arrivedAt) / 1000)
-          if (inFlight <= wsRequestsInFlightPause / 2 && ws.isPaused) ws.resume()
+          if (inFlight <= wsRequestsInFlightPause / 2 && ws.isPaused && !closing) ws.resume()
         })
+      wsRequests.add(handled)
     })
     ws.on('error', (error) => app.log.debug({ err: error }, 'websocket error'))
     let alive = true
@@ -763,6 +776,21 @@ export async function createExchangeServer(
     },
     async close() {
       app.server.off('upgrade', onUpgrade)
+      // What was read is answered before the sockets close: an order applied but never answered
+      // would leave its client guessing. Nothing more is read (the messages a paused socket
+      // still emits are dropped above), and a request is given at most 5 s.
+      closing = true
+      for (const ws of wss.clients) ws.pause()
+      let requestsTimer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        Promise.allSettled([...wsRequests]),
+        new Promise<void>((resolve) => {
+          requestsTimer = setTimeout(resolve, 5_000)
+        }),
+      ])
+      clearTimeout(requestsTimer)
+      // Read again, for the clients' answers to the close frames (their messages are dropped).
+      for (const ws of wss.clients) ws.resume()
       // Each client gets the going-away close frame and a second to answer it; closing the HTTP
       // server below destroys what is left, and a socket destroyed before its close frame went
       // out would look like a dropped connection (1006) to the client.
