@@ -446,6 +446,12 @@ export async function createExchangeServer(
       reply.code(status).send(body)
     },
   })
+  service.onSnapshotFailed((error) =>
+    app.log.warn(
+      { err: error },
+      'snapshot failed; the journal holds every command, the next one is tried later',
+    ),
+  )
   if (dataDirWasOpen !== undefined)
     app.log.warn(
       { dataDir: config.dataDir, mode: dataDirWasOpen.toString(8) },

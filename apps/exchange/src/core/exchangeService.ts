@@ -63,6 +63,7 @@ export class ExchangeService {
   readonly #listeners: EventListener[] = []
   readonly #outcomeListeners: OutcomeListener[] = []
   readonly #durableListeners: ((command: CoreCommand) => void)[] = []
+  readonly #snapshotFailedListeners: ((error: unknown) => void)[] = []
   /** Commands journaled since start (for metrics). */
   commandsJournaled = 0
   /** How the state was rebuilt at start: from which snapshot, and how many records replayed. */
@@ -141,6 +142,11 @@ export class ExchangeService {
     this.#outcomeListeners.push(listener)
   }
 
+  /** Told of a periodic snapshot that failed (the journal is whole; a later one is tried). */
+  onSnapshotFailed(listener: (error: unknown) => void): void {
+    this.#snapshotFailedListeners.push(listener)
+  }
+
   /** Called for every accepted command once it is durable, whether or not it had events. */
   onDurable(listener: (command: CoreCommand) => void): void {
     this.#durableListeners.push(listener)
@@ -174,9 +180,15 @@ export class ExchangeService {
       this.#snapshotting === undefined &&
       this.#nowMs() - this.#lastSnapshotMs >= snapshotIntervalMinMs
     ) {
-      this.#snapshotting = this.snapshot().finally(() => {
-        this.#snapshotting = undefined
-      })
+      // A snapshot that fails (on PostgreSQL, a statement cut off) loses nothing: the journal
+      // holds every command, and the next one is tried after as many again.
+      this.#snapshotting = this.snapshot()
+        .catch((error: unknown) => {
+          for (const listener of this.#snapshotFailedListeners) listener(error)
+        })
+        .finally(() => {
+          this.#snapshotting = undefined
+        })
     }
     try {
       await durable
