@@ -182,6 +182,12 @@ export async function createExchangeServer(
       ? randomBytes(32) // in-memory server: nothing outlives the process
       : loadSecretKey(config.dataDir ?? '.', config.secretKeyHex)
   const accounts = new AccountStore(storage, createSecretBox(secretKey), () => clock.nowMs())
+  try {
+    await accounts.checkSecretKey()
+  } catch (error) {
+    await storage.close()
+    throw error
+  }
   const rateLimiter = new RateLimiter({
     ...defaultRateLimitConfig,
     weightPerMinuteMax: config.rateLimitWeightPerMinute,

@@ -68,3 +68,24 @@ describe.skipIf(process.platform === 'win32')('the data directory', () => {
     )
   })
 })
+
+describe('the secret key', () => {
+  it('is refused at start, in words, when it cannot open the API secrets already stored', async () => {
+    const dataDir = join(root, 'secret-key')
+    const config = { ...defaultConfig, port: 0, logLevel: 'silent' as const, dataDir }
+    const first = await createExchangeServer(config, testListing)
+    const account = await first.accounts.createAccount('keys@example.com', 'a long enough password')
+    await first.accounts.createApiKey(account.id, ['view'])
+    await first.close()
+    // As a server on PostgreSQL started from a new data directory: a new secret.key, made
+    // without a word, could open none of the stored secrets (every signed request a 500).
+    const stored = readFileSync(join(dataDir, 'secret.key'), 'utf8').trim()
+    rmSync(join(dataDir, 'secret.key'))
+    await expect(createExchangeServer(config, testListing)).rejects.toThrow(
+      /does not open the API secrets stored in the database/,
+    )
+    // With the key they were stored with, it starts.
+    const again = await createExchangeServer({ ...config, secretKeyHex: stored }, testListing)
+    await again.close()
+  }, 120_000)
+})

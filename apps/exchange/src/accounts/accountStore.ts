@@ -9,7 +9,7 @@ import { promisify } from 'node:util'
 import { feeTiers } from '@polder/catalogue'
 import type { Permission as ProtocolPermission } from '@polder/protocol'
 import { type SqlDriver, toTextArray } from '../storage/sqlDriver.ts'
-import type { SecretBox } from './secretBox.ts'
+import { type SecretBox, SecretKeyError } from './secretBox.ts'
 
 /** Cached keys (or accounts) asked about in one query of `sweepRevokedKeys` (`refreshFeeTiers`). */
 const sweepBatch = 1_000
@@ -204,6 +204,30 @@ export class AccountStore {
     )
     this.#keyCache.delete(key)
     return { key, secret }
+  }
+
+  /**
+   * Refuses to start with a secret key that cannot open the API secrets already stored: on
+   * PostgreSQL the database outlives a data directory, and a server started from a new one (no
+   * POLDER_SECRET_KEY) would make a new secret.key without a word, then answer every signed
+   * request 500. The oldest and the newest key are tried.
+   */
+  async checkSecretKey(): Promise<void> {
+    const rows = await this.#driver.query<{ key: string; secret_encrypted: string }>(
+      `(select key, secret_encrypted from api_keys order by created_at_ms, key limit 1)
+       union all
+       (select key, secret_encrypted from api_keys order by created_at_ms desc, key desc limit 1)`,
+    )
+    for (const row of rows) {
+      try {
+        this.#box.open(row.secret_encrypted)
+      } catch {
+        throw new SecretKeyError(
+          'the secret key does not open the API secrets stored in the database: start with the ' +
+            'POLDER_SECRET_KEY (or the data directory and its secret.key) they were stored with',
+        )
+      }
+    }
   }
 
   async findApiKey(key: string): Promise<ApiKeyRecord | undefined> {
