@@ -95,15 +95,21 @@ export class ConfigError extends Error {
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
+/**
+ * Digits only: `Number` would also take `0x1f90`, `1e3`, ` 8 ` and `` (as 0), which no operator
+ * means as a count, a port or a duration.
+ */
+const wholeNumberPattern = /^\d+$/
+
 function nonNegativeInteger(name: string, text: string): number {
-  const value = Number(text)
+  const value = wholeNumberPattern.test(text) ? Number(text) : Number.NaN
   if (!Number.isSafeInteger(value) || value < 0)
     throw new ConfigError(`${name} must be a whole number from 0, got "${text}"`)
   return value
 }
 
 function positiveInteger(name: string, text: string): number {
-  const value = Number(text)
+  const value = wholeNumberPattern.test(text) ? Number(text) : Number.NaN
   if (!Number.isSafeInteger(value) || value <= 0)
     throw new ConfigError(`${name} must be a positive whole number, got "${text}"`)
   return value
@@ -140,8 +146,13 @@ function trustProxyOf(text: string | undefined): string | undefined {
 
 export function parseConfig(
   argv: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
+  givenEnv: Readonly<Record<string, string | undefined>>,
 ): ExchangeConfig {
+  // A variable set to nothing (`HOST=` as an env file or a compose file leaves it) is unset:
+  // read as given, an empty HOST listened on every interface and an empty PORT on a random port.
+  const env = Object.fromEntries(
+    Object.entries(givenEnv).filter(([, value]) => value !== ''),
+  ) as Readonly<Record<string, string | undefined>>
   const { values } = parseArgs({
     args: [...argv],
     options: {
@@ -160,8 +171,11 @@ export function parseConfig(
     },
     strict: true,
   })
+  const host = values.host ?? env.HOST ?? defaultConfig.host
+  // Node would listen on every interface.
+  if (host === '') throw new ConfigError('--host must name an address, got ""')
   const portText = values.port ?? env.PORT ?? String(defaultConfig.port)
-  const port = Number(portText)
+  const port = wholeNumberPattern.test(portText) ? Number(portText) : Number.NaN
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new ConfigError(`--port must be a whole number from 0 to 65535, got "${portText}"`)
   }
@@ -188,17 +202,25 @@ export function parseConfig(
       | 'rateLimitWeightPerMinute',
   ): number => positiveInteger(name, env[name] ?? String(defaultConfig[key]))
   const publicUrlText = values['public-url'] ?? env.POLDER_PUBLIC_URL
+  // Checked here rather than when the key is loaded, after the storage has opened; the message
+  // gives its length only, never the secret.
+  const secretKeyHex = env.POLDER_SECRET_KEY
+  if (secretKeyHex !== undefined && !/^[0-9a-f]{64}$/i.test(secretKeyHex)) {
+    throw new ConfigError(
+      `POLDER_SECRET_KEY must be 64 hexadecimal characters, got ${secretKeyHex.length === 64 ? '64 characters, not all hexadecimal' : `${secretKeyHex.length} characters`}`,
+    )
+  }
   return {
     ...defaultConfig,
     venue,
     publicUrl: publicUrlText ? publicUrlOf(publicUrlText) : undefined,
     trustProxy: trustProxyOf(values['trust-proxy'] ?? env.POLDER_TRUST_PROXY),
-    host: values.host ?? env.HOST ?? defaultConfig.host,
+    host,
     port,
     logLevel: logLevel as ExchangeConfig['logLevel'],
     dataDir: values.data ?? env.POLDER_DATA ?? defaultConfig.dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
-    secretKeyHex: env.POLDER_SECRET_KEY || undefined,
+    secretKeyHex,
     simulator: !values['no-simulator'],
     seed: positiveInteger('--seed', values.seed ?? String(defaultConfig.seed)),
     simulatorRequoteMs: positiveInteger(

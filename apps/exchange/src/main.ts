@@ -6,27 +6,68 @@
 //   deposit --server URL --data DIR --account ID --asset SYMBOL --amount AMOUNT
 //   balances --server URL --data DIR --account ID
 //   ledger check --server URL --data DIR
+//   key create --server URL --data DIR --account ID [--withdraw]
+//   key revoke --server URL --data DIR --key KEY
+//   help (or --help anywhere)
 // Admin commands print one line of JSON and talk to the running server: the embedded database
 // belongs to the server process.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { SecretKeyError } from './accounts/secretBox.ts'
 import { adminTokenFile } from './api/adminRoutes.ts'
 import { ConfigError, parseConfig } from './config.ts'
 import { defaultListing } from './listing.ts'
 import { createExchangeServer } from './server.ts'
+import { DataDirFileError } from './storage/dataDir.ts'
 
+// Every flag of `serve` (the README's table, which test/operations.test.ts compares with this).
 const usage = `usage:
   exchange serve [--host 127.0.0.1] [--port 8080] [--data ./data] [--log-level info]
+      [--no-simulator] [--seed 1] [--simulator-requote-ms 15000] [--withdrawal-delay-ms 6000]
+      [--trade-retention-days 7] [--trust-proxy LIST] [--public-url URL] [--venue PLDR]
   exchange account create --server URL --data DIR --email E --password P [--eur AMOUNT] [--withdraw]
   exchange account fee-tier --server URL --data DIR --account ID --tier 0..7
   exchange deposit --server URL --data DIR --account ID --asset SYMBOL --amount AMOUNT
   exchange balances --server URL --data DIR --account ID
   exchange ledger check --server URL --data DIR
-  exchange key revoke --server URL --data DIR --key KEY`
+  exchange key create --server URL --data DIR --account ID [--withdraw]
+  exchange key revoke --server URL --data DIR --key KEY
+  exchange help
+The admin commands' --server (http://127.0.0.1:8080 by default) must be on this machine.
+Flags, their environment variables and defaults: apps/exchange/README.md`
 
 class UsageError extends Error {
   override name = 'UsageError'
+}
+
+/** An admin command found no server answering at --server. */
+class ServerUnreachableError extends Error {
+  override name = 'ServerUnreachableError'
+}
+
+/**
+ * A start-up failure the operator can put right (the address, the data directory, a damaged
+ * file), in one line; undefined for anything else, a fault of the server, which keeps its stack
+ * trace for whoever has to find it.
+ */
+function startupProblem(error: unknown): string | undefined {
+  if (error instanceof DataDirFileError || error instanceof SecretKeyError) return error.message
+  const system = error as Partial<NodeJS.ErrnoException & { address: string; port: number }>
+  if (typeof system?.code !== 'string' || typeof system.syscall !== 'string') return undefined
+  const { code, syscall } = system
+  if (syscall === 'listen' && code === 'EADDRINUSE')
+    return `${system.address}:${system.port} is in use by another process (${code}): stop it, or choose another --port`
+  if (syscall === 'listen' && code === 'EADDRNOTAVAIL')
+    return `--host ${system.address} is not an address of this machine (${code})`
+  if (syscall === 'listen' && (code === 'EACCES' || code === 'EPERM'))
+    return `not allowed to listen on ${system.address}:${system.port} (${code}): ports below 1024 need privileges`
+  if (syscall === 'getaddrinfo')
+    return `"${(system as { hostname?: string }).hostname}" does not resolve to an address (${code}): is --host (or DATABASE_URL's host) right?`
+  if (syscall === 'mkdir' && (code === 'EEXIST' || code === 'ENOTDIR'))
+    return `cannot make the directory ${system.path}: it, or a folder above it, is a file (${code}); --data names a directory`
+  // Node's own words for the rest ("EACCES: permission denied, open '…/journal.sqlite'").
+  return (system.message ?? code).replaceAll('\n', ' ')
 }
 
 /** How long a stop may take before the process exits regardless (see `shutdown`). */
@@ -98,6 +139,7 @@ async function adminCall(
     },
     strict: true,
   })
+  checkLoopbackServer(values.server)
   const tokenPath = join(values.data, adminTokenFile)
   let token: string
   try {
@@ -108,17 +150,47 @@ async function adminCall(
     )
   }
   const payload = body?.(values)
-  const response = await fetch(`${values.server}${path(values)}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-  })
-  const text = await response.text()
+  let response: Response
+  let text: string
+  try {
+    response = await fetch(`${values.server}${path(values)}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+    })
+    text = await response.text()
+  } catch (error) {
+    // fetch says only "fetch failed"; its cause names what happened (ECONNREFUSED, ...).
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause
+    throw new ServerUnreachableError(
+      `cannot reach the server at ${values.server}: ${cause?.code ?? cause?.message ?? (error as Error).message} (is it running?)`,
+    )
+  }
   process.stdout.write(`${text}\n`)
   if (!response.ok) process.exitCode = 1
+}
+
+/**
+ * Refuses a --server beyond this machine before anything is sent: the admin token opens every
+ * admin endpoint, which the server answers on loopback only anyway, and sent over the network
+ * (in plain HTTP) anyone on the way could read it.
+ */
+function checkLoopbackServer(server: string): void {
+  let url: URL | undefined
+  try {
+    url = new URL(server)
+  } catch {}
+  if (url === undefined || !['http:', 'https:'].includes(url.protocol))
+    throw new UsageError(`--server must be a URL such as http://127.0.0.1:8080, got "${server}"`)
+  // The URL parser has normalised the host already (`127.1` and `0x7f.1` are 127.0.0.1).
+  const host = url.hostname.toLowerCase()
+  if (host !== 'localhost' && host !== '[::1]' && !/^127\.\d+\.\d+\.\d+$/.test(host))
+    throw new UsageError(
+      `--server must be on this machine (127.0.0.1, [::1] or localhost), got "${server}": the admin token is not sent over the network`,
+    )
 }
 
 function required(values: Record<string, unknown>, name: string): string {
@@ -128,8 +200,11 @@ function required(values: Record<string, unknown>, name: string): string {
 }
 
 const [command, ...rest] = process.argv.slice(2)
+const helpAsked =
+  command === 'help' || [command, ...rest].some((arg) => arg === '--help' || arg === '-h')
 try {
-  if (command === 'serve') await serve(rest)
+  if (helpAsked) process.stdout.write(`${usage}\n`)
+  else if (command === 'serve') await serve(rest)
   else if (command === 'account' && rest[0] === 'create') {
     await adminCall(
       rest.slice(1),
@@ -171,6 +246,16 @@ try {
     )
   } else if (command === 'ledger' && rest[0] === 'check') {
     await adminCall(rest.slice(1), 'GET', () => '/admin/ledger/check')
+  } else if (command === 'key' && rest[0] === 'create') {
+    await adminCall(
+      rest.slice(1),
+      'POST',
+      () => '/admin/keys',
+      (values) => ({
+        accountId: Number(required(values, 'account')),
+        ...(values.withdraw ? { withdraw: true } : {}),
+      }),
+    )
   } else if (command === 'key' && rest[0] === 'revoke') {
     await adminCall(
       rest.slice(1),
@@ -188,6 +273,15 @@ try {
   ) {
     console.error(`${(error as Error).message}\n${usage}`)
     process.exit(2)
+  }
+  if (error instanceof ServerUnreachableError) {
+    console.error(error.message)
+    process.exit(1)
+  }
+  const problem = command === 'serve' ? startupProblem(error) : undefined
+  if (problem !== undefined) {
+    console.error(`cannot start the exchange server: ${problem}`)
+    process.exit(1)
   }
   throw error
 }

@@ -35,6 +35,10 @@ const depositBody = z.strictObject({
 })
 
 const revokeKeyBody = z.strictObject({ key: z.string().max(128) })
+const createKeyBody = z.strictObject({
+  accountId: z.int().positive(),
+  withdraw: z.boolean().optional(),
+})
 
 const feeTierBody = z.strictObject({
   accountId: z.int().positive(),
@@ -159,6 +163,20 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       return problem ? reply.code(400).send({ error: problem }) : { ok: true }
     })
 
+    // Another key for an existing account, e.g. after `key revoke`; its secret is shown this
+    // once, as at `account create`.
+    admin.post('/admin/keys', async (request, reply) => {
+      const body = parsedBody(createKeyBody, request, reply)
+      if (body === undefined) return reply
+      if (!(await deps.accounts.findAccount(body.accountId)))
+        return reply.code(404).send({ error: 'no such account' })
+      const permissions: Permission[] = body.withdraw
+        ? ['view', 'trade', 'withdraw']
+        : ['view', 'trade']
+      const { key, secret } = await deps.accounts.createApiKey(body.accountId, permissions)
+      return { accountId: body.accountId, key, secret, permissions }
+    })
+
     // The key can no longer sign, and every socket authenticated with it loses its account
     // (AccountStore.onRevoked). Revoking a revoked key again answers the same.
     admin.post('/admin/keys/revoke', async (request, reply) => {
@@ -186,8 +204,16 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       }
     })
 
-    admin.get('/admin/balances/:accountId', async (request) => {
-      const accountId = Number((request.params as { accountId: string }).accountId)
+    // An account that does not exist is an error, as for a deposit, not an empty list.
+    admin.get('/admin/balances/:accountId', async (request, reply) => {
+      const text = (request.params as { accountId: string }).accountId
+      const accountId = /^\d+$/.test(text) ? Number(text) : Number.NaN
+      if (!Number.isSafeInteger(accountId) || accountId <= 0)
+        return reply
+          .code(400)
+          .send({ error: `accountId must be a positive whole number, got "${text}"` })
+      if (!(await deps.accounts.findAccount(accountId)))
+        return reply.code(404).send({ error: 'no such account' })
       const rows = [...deps.service.core.ledger.balances(accountId)].map(([asset, balance]) => ({
         asset,
         available: formatLedgerUnits(balance.available, deps.decimalsOf(asset) ?? 18),

@@ -12,7 +12,7 @@ export const backgroundNiceDefault = 10
 /** The nice value POLDER_BACKGROUND_NICE asks for, or an error saying what is wrong with it. */
 export function backgroundNiceOf(text: string | undefined): number | Error {
   if (text === undefined || text === '') return backgroundNiceDefault
-  const value = Number(text)
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN // not `0x10` nor `1e1`
   return Number.isInteger(value) && value >= 0 && value <= 19
     ? value
     : new Error(`POLDER_BACKGROUND_NICE must be a whole number from 0 to 19, got "${text}"`)
