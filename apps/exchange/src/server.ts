@@ -765,8 +765,10 @@ export async function createExchangeServer(
     adminToken,
     metricsToken,
     async listen() {
-      // Countdowns that ran out while the server was down go before anyone can trade.
+      // Countdowns that ran out while the server was down go before anyone can trade, and so do
+      // the staking days missed: no stake or unstake comes between them and their payout.
       await cancelOnDisconnect.tick()
+      await stakingAccrual.tick()
       await app.listen({ host: config.host, port: config.port })
       hub.start()
       simulator?.start()

@@ -1,5 +1,8 @@
 // Staking end to end on a test clock: the risk disclosure once, stake, 30 days of daily
 // rewards (each day paid once), unstake, and a balanced ledger throughout.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { formatLedgerUnits, toLedgerUnits } from '../src/ledger/ledger.ts'
@@ -177,6 +180,22 @@ describe('staking', () => {
     ])
   })
 
+  it('pays each day missed (no payout ran over three midnights) with the next payout', async () => {
+    const daily = (toLedgerUnits(5, 0) * BigInt(stakingYieldsPpm().ETH!)) / (1_000_000n * 365n)
+    const before = server.service.core.ledger.balance(accountId, 'ETH').available
+    nowMs += 3 * dayMs
+    expect(await server.stakingAccrual.tick()).toBe(true)
+    expect(server.service.core.ledger.balance(accountId, 'ETH').available - before).toBe(3n * daily)
+    const days = server.service.core.stakingRewardsOf(accountId).slice(0, 3)
+    const yesterday = Math.floor(nowMs / dayMs) * dayMs - dayMs
+    expect(days.map((reward) => reward.dayMs)).toEqual([
+      yesterday,
+      yesterday - dayMs,
+      yesterday - 2 * dayMs,
+    ])
+    server.service.core.ledger.checkInvariant()
+  })
+
   it('unstakes back to the available balance; no more than is staked', async () => {
     expect(
       (await api('POST', '/exchange/staking/v1/unstake', { asset: 'ETH', amount: '6' })).json
@@ -189,4 +208,58 @@ describe('staking', () => {
     expect((await api('GET', '/exchange/staking/v1')).json.positions).toEqual([])
     server.service.core.ledger.checkInvariant()
   })
+})
+
+describe('staking across a stop', () => {
+  it('pays the days missed while the exchange was stopped as it starts, before it listens', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'polder-staking-stop-'))
+    let clockMs = Date.parse('2026-11-22T12:00:00Z')
+    const config = { ...defaultConfig, port: 0, logLevel: 'silent' as const, dataDir }
+    const clock = { nowMs: () => clockMs }
+    try {
+      const first = await createExchangeServer(config, testListing, clock)
+      await first.listen()
+      first.stakingAccrual.stop()
+      const account = await first.accounts.createAccount('stopped@example.com', 'long password!')
+      await first.service.submit({
+        type: 'deposit',
+        timestamp: clockMs,
+        accountId: account.id,
+        asset: 'ETH',
+        amount: toLedgerUnits(10, 0).toString(),
+        reference: 'eth',
+      })
+      const staked = await first.service.submit({
+        type: 'stake',
+        timestamp: clockMs,
+        accountId: account.id,
+        asset: 'ETH',
+        amount: toLedgerUnits(10, 0).toString(),
+        acknowledgeRisk: true,
+        reference: 'stake',
+      })
+      expect(staked.ok).toBe(true)
+      clockMs += dayMs // the day staked in is paid (nothing: it held less), then the stop
+      expect(await first.stakingAccrual.tick()).toBe(true)
+      await first.close()
+
+      clockMs += 3 * dayMs // stopped over three midnights
+      const second = await createExchangeServer(config, testListing, clock)
+      try {
+        await second.listen()
+        second.stakingAccrual.stop()
+        const daily = (toLedgerUnits(10, 0) * BigInt(stakingYieldsPpm().ETH!)) / (1_000_000n * 365n)
+        expect(second.service.core.stakingRewardsOf(account.id).map((r) => r.amount)).toEqual([
+          daily.toString(),
+          daily.toString(),
+          daily.toString(),
+        ])
+        second.service.core.ledger.checkInvariant()
+      } finally {
+        await second.close()
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
 })

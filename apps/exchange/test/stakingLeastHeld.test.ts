@@ -125,3 +125,43 @@ describe('staking rewards on the least amount held since the last payout', () =>
     expect(payDay(core, day0 + dayMs)).toBe(0n)
   })
 })
+
+describe('staking days missed (the exchange stopped over midnights, a payout lost to a crash)', () => {
+  it('are each paid by the next payout, on the least held since the previous one', () => {
+    const core = coreWithEth(1_000)
+    move(core, 'stake', 100, day0 + 1_000)
+    expect(payDay(core, day0)).toBe(0n) // staked during the day
+    // 50 unstaked on day 1; days 1 to 3 missed; paid together after day 3.
+    move(core, 'unstake', 50, day0 + dayMs + 5_000)
+    const before = core.ledger.balance(1, 'ETH').available
+    const outcome = core.apply({
+      type: 'accrueStakingRewards',
+      timestamp: day0 + 4 * dayMs + 1_000,
+      dayMs: day0 + 3 * dayMs,
+      fromDayMs: day0 + dayMs,
+      yieldPpm,
+      rules: 2,
+    })
+    expect(outcome.ok).toBe(true)
+    expect(core.ledger.balance(1, 'ETH').available - before).toBe(3n * daily(50))
+    expect(core.stakingRewardsOf(1).map((reward) => reward.dayMs)).toEqual([
+      day0 + 3 * dayMs,
+      day0 + 2 * dayMs,
+      day0 + dayMs,
+    ])
+    // None of them again, nor a span reaching back before the last day paid, nor over a year.
+    const again = (fromDayMs: number, toDayMs: number) =>
+      core.apply({
+        type: 'accrueStakingRewards',
+        timestamp: toDayMs + dayMs + 1_000,
+        dayMs: toDayMs,
+        fromDayMs,
+        yieldPpm,
+        rules: 2,
+      }).ok
+    expect(again(day0 + 3 * dayMs, day0 + 4 * dayMs)).toBe(false)
+    expect(again(day0 + 5 * dayMs, day0 + (5 + 366) * dayMs)).toBe(false)
+    expect(again(day0 + 4 * dayMs, day0 + 5 * dayMs)).toBe(true)
+    core.ledger.checkInvariant()
+  })
+})

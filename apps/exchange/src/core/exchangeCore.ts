@@ -178,7 +178,7 @@ export type RunSavingsPlan = {
 /** What the savings-plan routes and commands answer for a plan that is not the caller's. */
 export const savingsPlanNotFound = { errorCode: 240, error: 'No savings plan found.' } as const
 
-const savingsDayMs = 86_400_000
+const utcDayMs = 86_400_000
 
 /**
  * The occurrence a plan runs next once (re)anchored at `timestamp`: created, re-activated, or
@@ -196,7 +196,7 @@ function anchoredIndex(
   // The rules of commands journaled before these (see CreateSavingsPlan.schedule).
   if (schedule === undefined)
     return Math.max(0, lastOccurrenceIndex(plan.startMs, plan.frequency, timestamp - 1) + 1)
-  const todayMs = Math.floor(timestamp / savingsDayMs) * savingsDayMs
+  const todayMs = Math.floor(timestamp / utcDayMs) * utcDayMs
   const last = plan.executions.at(-1)
   // A run made late (the exchange was stopped over its date) is dated by its occurrence but was
   // bought on a later day; that day counts as run too, or moving the start to it would buy twice
@@ -205,7 +205,7 @@ function anchoredIndex(
     last === undefined
       ? Number.NEGATIVE_INFINITY
       : schedule === 3 && last.executedAt !== null
-        ? Math.floor(last.executedAt / savingsDayMs) * savingsDayMs
+        ? Math.floor(last.executedAt / utcDayMs) * utcDayMs
         : last.scheduledAt
   const afterMs = Math.max(plan.startMs >= todayMs ? plan.startMs - 1 : timestamp - 1, lastRunMs)
   return lastOccurrenceIndex(plan.startMs, plan.frequency, afterMs) + 1
@@ -237,7 +237,16 @@ export type AccrueStakingRewards = {
    * command that spent a reward paid the old way would be refused and the exchange not start.
    */
   rules?: 2
+  /**
+   * The first day paid for, when days were missed (the exchange was stopped over a midnight, or
+   * a payout was lost to a crash): every day from it through `dayMs` is paid, each on the least
+   * the position held since the previous payout. Absent: `dayMs` alone.
+   */
+  fromDayMs?: number
 }
+
+/** The most days one payout pays (`AccrueStakingRewards.fromDayMs`): a year. */
+export const stakingCatchUpDaysMax = 366
 
 /**
  * A day's staking reward: `dayMs` the UTC day it was earned, `creditedMs` when it reached the
@@ -794,9 +803,23 @@ export class ExchangeCore {
     return { ok: true, events: [] }
   }
 
+  /** 00:00 UTC of the last day staking rewards were paid for; 0 before the first payout. */
+  get lastAccruedDayMs(): number {
+    return this.#lastAccruedDayMs
+  }
+
   #accrue(command: AccrueStakingRewards): CoreOutcome {
     // Once per day: a repeated or older day is refused, so a crash or a second timer never pays twice.
     if (command.dayMs <= this.#lastAccruedDayMs) return { ok: false, ...protocolError(232).body }
+    const fromDayMs = command.fromDayMs ?? command.dayMs
+    const days = (command.dayMs - fromDayMs) / utcDayMs + 1
+    if (
+      fromDayMs <= this.#lastAccruedDayMs ||
+      !Number.isSafeInteger(days) ||
+      days < 1 ||
+      days > stakingCatchUpDaysMax
+    )
+      return { ok: false, ...protocolError(205, { param: 'fromDayMs' }).body }
     this.#lastAccruedDayMs = command.dayMs
     for (const [key, staked] of this.stakes) {
       const [accountText, asset] = key.split(' ') as [string, string]
@@ -807,20 +830,11 @@ export class ExchangeCore {
       const reward = (amount * yieldPpm) / (1_000_000n * 365n)
       if (reward <= 0n) continue
       const accountId = Number(accountText)
-      this.ledger.reward(
-        accountId,
-        asset,
-        reward,
-        `reward ${command.dayMs} ${key}`,
-        command.timestamp,
-      )
       const rewards = this.#rewards.get(accountId) ?? []
-      rewards.push({
-        dayMs: command.dayMs,
-        asset,
-        amount: reward.toString(),
-        creditedMs: command.timestamp,
-      })
+      for (let dayMs = fromDayMs; dayMs <= command.dayMs; dayMs += utcDayMs) {
+        this.ledger.reward(accountId, asset, reward, `reward ${dayMs} ${key}`, command.timestamp)
+        rewards.push({ dayMs, asset, amount: reward.toString(), creditedMs: command.timestamp })
+      }
       if (rewards.length > 3_650 * 2) rewards.splice(0, rewards.length - 3_650)
       this.#rewards.set(accountId, rewards)
     }

@@ -1,7 +1,9 @@
 // Pays staking rewards once a day: after 00:00 UTC the day just ended is paid, by one journaled
-// command the core accepts once per day.
+// command the core accepts once per day. Days missed (the exchange stopped over a midnight, a
+// payout lost to a crash) are paid by the next one, up to a year back.
 import { assets } from '@polder/catalogue'
 import { parseDecimal } from '@polder/engine'
+import { stakingCatchUpDaysMax } from '../core/exchangeCore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import { PeriodicTask } from '../core/periodicTask.ts'
 
@@ -50,10 +52,18 @@ export class StakingAccrual {
   async #payDayEnded(): Promise<boolean> {
     const nowMs = this.#nowMs()
     const dayMsEnded = Math.floor(nowMs / dayMs) * dayMs - dayMs
+    // Every day since the last one paid (a first payout pays the day just ended only).
+    const lastPaid = this.#service.core.lastAccruedDayMs
+    if (lastPaid >= dayMsEnded) return false
+    const fromDayMs =
+      lastPaid === 0
+        ? dayMsEnded
+        : Math.max(lastPaid + dayMs, dayMsEnded - (stakingCatchUpDaysMax - 1) * dayMs)
     const outcome = await this.#service.submit({
       type: 'accrueStakingRewards',
       timestamp: nowMs,
       dayMs: dayMsEnded,
+      ...(fromDayMs < dayMsEnded ? { fromDayMs } : {}),
       yieldPpm: this.#yields,
       rules: 2,
     })
