@@ -34,7 +34,7 @@ import { registerWebRoutes } from './api/webRoutes.ts'
 import { UncorkQueue, WsConnection } from './api/wsConnection.ts'
 import { type ExchangeConfig, wsMessageReadFactor } from './config.ts'
 import { CancelOnDisconnect } from './core/cancelOnDisconnect.ts'
-import { ExchangeService, type FatalHandler } from './core/exchangeService.ts'
+import { ExchangeService, exitOnFatal, type FatalHandler } from './core/exchangeService.ts'
 import { recentTradesPerMarketMax } from './core/orderHistory.ts'
 import { PeriodicTask } from './core/periodicTask.ts'
 import { addressBlock } from './limits/addressBlock.ts'
@@ -145,6 +145,8 @@ const tradePruneIntervalMs = 10 * 60_000
  * database directly.
  */
 const accountSweepIntervalMs = 15_000
+/** Longest wait of a command for its journal commit that /health still answers ok. */
+const healthJournalWaitMsMax = 2_000
 /** Server pings every this often; a connection that did not answer the last one is dropped. */
 const wsHeartbeatIntervalMs = 30_000
 
@@ -177,6 +179,9 @@ export async function createExchangeServer(
       ? { kind: 'embedded', dataDir: undefined }
       : storageLocation(config.dataDir ?? '.', config.databaseUrl)
   const storage = await openStorage(location)
+  // PostgreSQL: another server took the database over while this one's writer session was down
+  // (postgresWriter.ts); this one's state is no longer the exchange's, and its journal refuses.
+  storage.writer?.onLost((error) => (options.onFatal ?? exitOnFatal)(error))
   const secretKey =
     config.dataDir === undefined && config.secretKeyHex === undefined
       ? randomBytes(32) // in-memory server: nothing outlives the process
@@ -515,12 +520,26 @@ export async function createExchangeServer(
   }
   app.get('/', async () => index)
   app.get('/v2', async () => index)
-  app.get('/health', async () => ({
-    status: 'ok',
-    uptimeMs: clock.nowMs() - startedMs,
-    startup: service.startup,
-    candleHistory,
-  }))
+  // Not ok (503) while a command has waited longer than `healthJournalWaitMsMax` for its
+  // journal commit: on PostgreSQL a lock on the journal's table or a stalled connection holds
+  // every command of the exchange, and a load balancer or supervisor asking should hear so.
+  app.get('/health', async (_request, reply) => {
+    const since = journal.uncommittedSinceMs
+    const journalWaitMs = since === undefined ? 0 : Math.max(0, clock.nowMs() - since)
+    const status = journal.failed
+      ? 'halted'
+      : journalWaitMs > healthJournalWaitMsMax
+        ? 'degraded'
+        : 'ok'
+    if (status !== 'ok') reply.code(503)
+    return {
+      status,
+      uptimeMs: clock.nowMs() - startedMs,
+      journalWaitMs,
+      startup: service.startup,
+      candleHistory,
+    }
+  })
   // For the operator's scraper: from loopback as it is, from elsewhere with the metrics token
   // (its own, so that the admin token never has to cross the network). Behind a proxy (a public
   // URL is set), a proxy on this host makes every request come from loopback: the token then.

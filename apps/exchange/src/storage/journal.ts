@@ -34,6 +34,8 @@ export class Journal {
   readonly #batchRecordsMax: number
   #nextSeq: number
   #queue: Pending[] = []
+  /** The batch being written, its records not yet durable. */
+  #batch: Pending[] = []
   #writing: Promise<void> | undefined
   #failure: Error | undefined
   /** Transactions written so far: with group commit, far fewer than records. */
@@ -56,6 +58,19 @@ export class Journal {
   /** The sequence number the next append will get. */
   get nextSeq(): number {
     return this.#nextSeq
+  }
+
+  /**
+   * When the oldest record not yet durable was appended (`nowMs`), undefined when every record
+   * is: how long the exchange's oldest waiting command has waited for its commit (/health).
+   */
+  get uncommittedSinceMs(): number | undefined {
+    return (this.#batch[0] ?? this.#queue[0])?.entry.recordedAtMs
+  }
+
+  /** Whether a write has failed: nothing more will be durable (the exchange halts). */
+  get failed(): boolean {
+    return this.#failure !== undefined
   }
 
   append(record: JournalRecord): { seq: number; durable: Promise<void> } {
@@ -81,6 +96,7 @@ export class Journal {
     await new Promise<void>((resolve) => setImmediate(resolve))
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0, this.#batchRecordsMax)
+      this.#batch = batch
       try {
         await this.#insert(batch.map((pending) => pending.entry))
         this.batchesWritten += 1
@@ -93,6 +109,7 @@ export class Journal {
         const failed = new JournalFailedError('journal write failed', { cause: error })
         for (const pending of [...batch, ...this.#queue.splice(0)]) pending.reject(failed)
       }
+      this.#batch = []
     }
     this.#writing = undefined
   }

@@ -17,6 +17,7 @@ import { join } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import { Worker } from 'node:worker_threads'
 import type { CheckpointerData } from './journalCheckpointer.ts'
+import { isConnectionError } from './postgresWriter.ts'
 import type { SqlDriver } from './sqlDriver.ts'
 
 export type JournalBatch = {
@@ -40,6 +41,30 @@ export interface JournalBackend {
   close(): Promise<void>
 }
 
+/** A batch would hold a seq a stored batch holds: another server writes this database. */
+export class JournalOverlapError extends Error {
+  override name = 'JournalOverlapError'
+  readonly code = 'JOURNAL_OVERLAP'
+}
+
+/** A PostgreSQL journal commit did not finish within `journalWriteMsMax`, retries included. */
+export class JournalWriteTimeoutError extends Error {
+  override name = 'JournalWriteTimeoutError'
+  readonly code = 'JOURNAL_WRITE_TIMEOUT'
+}
+
+/**
+ * Longest one batch's commit may take on PostgreSQL, retries on fresh connections included
+ * (as long as the writer session's statement_timeout, postgresWriter.ts): enough to ride out a
+ * dropped connection, a pooler's restart or a brief lock on the table; past it the journal
+ * fails and the exchange halts, as a restart then does better than every command waiting.
+ */
+export const journalWriteMsMax = 5_000
+/** Longest pause between two attempts of one batch's commit. */
+const journalRetryPauseMsMax = 500
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
 /** The journal in the `journal_batches` table of a SQL database (migration 4). */
 export class SqlJournalBackend implements JournalBackend {
   readonly kind = 'sql'
@@ -56,11 +81,94 @@ export class SqlJournalBackend implements JournalBackend {
     return Number(row?.last ?? 0)
   }
 
+  /**
+   * Commits `batch`, on a connection that failed trying again on a fresh one until
+   * `journalWriteMsMax` has passed (safe with one writer per database: no one else writes these
+   * seqs). After a failed connection the batch may have committed with its answer lost: the
+   * row is read back first, and its records compared.
+   */
   async write(batch: JournalBatch): Promise<void> {
-    // One statement is its own transaction, in one round trip.
-    await this.#driver.query(
-      'insert into journal_batches (last_seq, first_seq, records, written_at_ms) values ($1, $2, $3, $4)',
-      [batch.lastSeq, batch.firstSeq, batch.records, batch.writtenAtMs],
+    const startedMs = performance.now()
+    let inDoubt = false
+    let pauseMs = 25
+    for (;;) {
+      const leftMs = journalWriteMsMax - (performance.now() - startedMs)
+      try {
+        await this.#attemptWithin(batch, inDoubt, leftMs)
+        return
+      } catch (error) {
+        if (!isConnectionError(error) || performance.now() - startedMs >= journalWriteMsMax)
+          throw error
+        inDoubt = true
+        await sleep(Math.min(pauseMs, Math.max(0, leftMs)))
+        pauseMs = Math.min(pauseMs * 2, journalRetryPauseMsMax)
+      }
+    }
+  }
+
+  /** One attempt, abandoned (as a timeout) once `leftMs` is gone: a partition never answers. */
+  async #attemptWithin(batch: JournalBatch, inDoubt: boolean, leftMs: number): Promise<void> {
+    const attempt = this.#attempt(batch, inDoubt)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new JournalWriteTimeoutError(
+              `journal batch of seqs ${batch.firstSeq}-${batch.lastSeq} did not commit within ` +
+                `${journalWriteMsMax} ms`,
+            ),
+          ),
+        Math.max(0, leftMs),
+      )
+    })
+    try {
+      await Promise.race([attempt, timeout])
+    } finally {
+      clearTimeout(timer)
+      attempt.catch(() => {}) // an abandoned attempt's end is no longer anyone's concern
+    }
+  }
+
+  async #attempt(batch: JournalBatch, inDoubt: boolean): Promise<void> {
+    if (inDoubt && (await this.#storedAlready(batch))) return
+    const writer = this.#driver.writer
+    try {
+      // One statement is its own transaction, in one round trip. On a server's storage it
+      // commits only while this server holds the writer lock (taken again on a new connection).
+      const rows = await (writer ?? this.#driver).query(
+        `insert into journal_batches (last_seq, first_seq, records, written_at_ms)
+           select $1, $2, $3, $4${writer === undefined ? '' : ` where ${writer.lockCondition}`}
+           returning last_seq`,
+        [batch.lastSeq, batch.firstSeq, batch.records, batch.writtenAtMs],
+      )
+      if (rows.length === 0 && writer !== undefined) throw writer.lockTakenOver()
+    } catch (error) {
+      const code = (error as { code?: unknown }).code
+      // exclusion_violation (migration 10) or unique_violation (the key): a batch holds some of
+      // these seqs. An earlier attempt of this one may have committed late, after its
+      // connection was seen to fail.
+      if (code !== '23P01' && code !== '23505') throw error
+      if (inDoubt && (await this.#storedAlready(batch))) return
+      throw new JournalOverlapError(
+        `journal batch of seqs ${batch.firstSeq}-${batch.lastSeq} overlaps a stored batch: ` +
+          'another server writes this database',
+        { cause: error },
+      )
+    }
+  }
+
+  /** Whether `batch` is stored (an attempt whose answer was lost committed it). */
+  async #storedAlready(batch: JournalBatch): Promise<boolean> {
+    const [stored] = await (this.#driver.writer ?? this.#driver).query<{ records: string }>(
+      'select records from journal_batches where last_seq = $1',
+      [batch.lastSeq],
+    )
+    if (stored === undefined) return false
+    if (stored.records === batch.records) return true
+    throw new JournalOverlapError(
+      `journal batch of seqs ${batch.firstSeq}-${batch.lastSeq} was stored with other records: ` +
+        'another server writes this database',
     )
   }
 

@@ -194,6 +194,20 @@ export const migrations: readonly Migration[] = [
       'create index account_transfers_by_time on account_transfers (account_id, timestamp_ms, kind, seq)',
     ],
   },
+  {
+    version: 10,
+    name: 'journal batches never share a seq',
+    sql: [
+      // Whoever writes them, no two batches may hold one seq: two servers on one database (the
+      // writer lock, postgresWriter.ts, keeps out a second one; this holds even without it)
+      // would otherwise both commit their own record n+1, and a replay would apply both. Keys
+      // alone do not stop it: batches are keyed by their last seq, and two writers' batches
+      // end at different ones. An exclusion constraint is checked atomically between
+      // concurrent inserts, which a "first seq follows the newest" check in the insert is not.
+      `alter table journal_batches add constraint journal_batches_seqs_apart
+        exclude using gist (int8range(first_seq, last_seq, '[]') with &&)`,
+    ],
+  },
 ]
 
 /** Applies the migrations not yet applied (all of `list`, by default every migration). */

@@ -14,9 +14,13 @@ export function storageLocation(dataDir: string, databaseUrl: string | undefined
   return databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'embedded', dataDir }
 }
 
-/** Opens the database and brings its schema up to date. */
+/**
+ * Opens the database for a server and brings its schema up to date. On PostgreSQL the server's
+ * writer lock is taken first, and held until `close`: a second server is refused
+ * (DatabaseInUseError, postgresWriter.ts).
+ */
 export async function openStorage(location: StorageLocation): Promise<SqlDriver> {
-  const driver = await openDriver(location)
+  const driver = await openDriver(location, { writer: true })
   try {
     await migrate(driver)
   } catch (error) {
@@ -26,12 +30,15 @@ export async function openStorage(location: StorageLocation): Promise<SqlDriver>
   return driver
 }
 
-/** Opens the database as it is, without migrating it. */
-export function openDriver(location: StorageLocation): Promise<SqlDriver> {
+/** Opens the database as it is, without migrating it (nor, unless asked, locking it). */
+export function openDriver(
+  location: StorageLocation,
+  options: { writer?: boolean } = {},
+): Promise<SqlDriver> {
   return location.kind === 'postgres'
-    ? openPostgresDriver(
-        location.url,
-        location.schema === undefined ? {} : { schema: location.schema },
-      )
+    ? openPostgresDriver(location.url, {
+        ...(location.schema === undefined ? {} : { schema: location.schema }),
+        writer: options.writer ?? false,
+      })
     : openPgliteDriver(location.dataDir === undefined ? undefined : join(location.dataDir, 'db'))
 }
