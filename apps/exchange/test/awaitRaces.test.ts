@@ -4,9 +4,9 @@
 // through it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
-import { newOrderId } from '../src/core/orderIds.ts'
 import { type Clock, createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import type { SqlParam } from '../src/storage/sqlDriver.ts'
+import { bookCommands, gateJournalWrites } from './fixtures/journalGate.ts'
 import { openRecordingSocket, type RecordingSocket } from './fixtures/recordingSocket.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
@@ -33,31 +33,28 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
+/**
+ * Where a held step stops: `reached()` tells the test it got there (`isReached`), and the step
+ * goes on once the test calls `release()` (`released`).
+ */
+function checkpoint() {
+  let reached!: () => void
+  const isReached = new Promise<void>((resolve) => {
+    reached = resolve
+  })
+  let release!: () => void
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  return { reached, isReached, release, released }
+}
+
 /** Resolves once `condition` holds (polled; fails after 5 s naming `what`). */
 async function until(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 5_000
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`${what} did not happen within 5 s`)
     await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-}
-
-/** Holds each of the journal's writes (one commit each) until it is let go, one at a time or all. */
-function gateJournalWrites(target: ExchangeServer) {
-  const backend = target.journal.backend
-  const write = backend.write.bind(backend)
-  const waiting: (() => void)[] = []
-  backend.write = async (batch) => {
-    await new Promise<void>((resolve) => waiting.push(resolve))
-    return write(batch)
-  }
-  return {
-    waiting: () => waiting.length,
-    releaseOne: () => waiting.shift()?.(),
-    releaseAll: () => {
-      backend.write = write
-      for (const resolve of waiting.splice(0)) resolve()
-    },
   }
 }
 
@@ -86,24 +83,7 @@ describe('races across await points', () => {
       JSON.stringify({ action: 'subscribe', channels: [{ name: 'book', markets: ['BTC-EUR'] }] }),
     )
     await subscribed
-    const place = (price: number) => {
-      const timestamp = Date.now()
-      return server.service.submit({
-        type: 'placeOrder',
-        timestamp,
-        market: 'BTC-EUR',
-        orderId: newOrderId(timestamp),
-        accountId: maker.accountId,
-        side: 'buy',
-        orderType: 'limit',
-        amount: 1_000_000,
-        price,
-        makerFeePpm: 0,
-        takerFeePpm: 0,
-      })
-    }
-    const flush = () =>
-      server.service.submit({ type: 'flushBook', timestamp: Date.now(), market: 'BTC-EUR' })
+    const { place, flush } = bookCommands(server, maker.accountId)
     const engine = server.service.core.engine
     const snapshotOf = engine.bookSnapshot.bind(engine)
     const gate = gateJournalWrites(server)
@@ -205,14 +185,7 @@ describe('races across await points', () => {
       query: (text: string, params?: readonly SqlParam[]) => Promise<unknown[]>
     }
     const query = storage.query
-    let reached!: () => void
-    const isReached = new Promise<void>((resolve) => {
-      reached = resolve
-    })
-    let release!: () => void
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
+    const { reached, isReached, release, released } = checkpoint()
     let holding = true
     storage.query = async (text, params) => {
       const rows = await query(text, params)
@@ -245,14 +218,7 @@ describe('races across await points', () => {
       loadFeeTier: (accountId: number) => Promise<number>
     }
     const loadFeeTier = accounts.loadFeeTier
-    let reached!: () => void
-    const isReached = new Promise<void>((resolve) => {
-      reached = resolve
-    })
-    let release!: () => void
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
+    const { reached, isReached, release, released } = checkpoint()
     accounts.loadFeeTier = async (accountId) => {
       const tier = await loadFeeTier.call(server.accounts, accountId)
       reached()
@@ -328,14 +294,7 @@ describe('races across await points', () => {
         findApiKey: (key: string) => Promise<unknown>
       }
       const findApiKey = accounts.findApiKey
-      let reached!: () => void
-      const isReached = new Promise<void>((resolve) => {
-        reached = resolve
-      })
-      let release!: () => void
-      const released = new Promise<void>((resolve) => {
-        release = resolve
-      })
+      const { reached, isReached, release, released } = checkpoint()
       let holding = true
       accounts.findApiKey = async (key) => {
         const found = await findApiKey.call(limited.server.accounts, key)

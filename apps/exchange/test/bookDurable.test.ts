@@ -3,6 +3,7 @@
 // but not yet on disk, and a crash would take both back. The snapshot waits for the disk.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ExchangeServer } from '../src/server.ts'
+import { holdJournalWrites } from './fixtures/journalGate.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
 import { startTestServer } from './fixtures/testServer.ts'
 import { createTrader, type Trader } from './fixtures/trader.ts'
@@ -20,28 +21,10 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-/** Holds the journal's writes (the disk) until the returned function is called. */
-function holdJournalWrites(): () => void {
-  const backend = server.journal.backend
-  const write = backend.write.bind(backend)
-  let release!: () => void
-  const released = new Promise<void>((resolve) => {
-    release = resolve
-  })
-  backend.write = async (batch) => {
-    await released
-    return write(batch)
-  }
-  return () => {
-    backend.write = write
-    release()
-  }
-}
-
 describe('getBook', () => {
   it('answers once the batch it shows is durable, never with a level a crash could take back', async () => {
     const before: Json = await (await fetch(`${baseUrl}/v2/BTC-EUR/book`)).json()
-    const release = holdJournalWrites()
+    const release = holdJournalWrites(server)
     const placed = signedRequest(baseUrl, maker, 'POST', '/v2/order', {
       body: { market: 'BTC-EUR', side: 'buy', orderType: 'limit', amount: '0.01', price: '41234' },
     })

@@ -8,8 +8,8 @@
 // A REST snapshot travels on a connection of its own: only the second rule applies to it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
-import { newOrderId } from '../src/core/orderIds.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { bookCommands, holdJournalWrites } from './fixtures/journalGate.ts'
 import { openRecordingSocket, type RecordingSocket } from './fixtures/recordingSocket.ts'
 import { testListing } from './fixtures/testListing.ts'
 import { authenticateRequest, createTrader, type Trader } from './fixtures/trader.ts'
@@ -55,24 +55,6 @@ async function authenticated(trader: Trader): Promise<RecordingSocket> {
   socket.ws.send(JSON.stringify(authenticateRequest(trader)))
   expect(await done).toMatchObject({ authenticated: true })
   return socket
-}
-
-/** Holds the journal's writes (the disk) until the returned function is called. */
-function holdJournalWrites(): () => void {
-  const backend = server.journal.backend
-  const write = backend.write.bind(backend)
-  let release!: () => void
-  const released = new Promise<void>((resolve) => {
-    release = resolve
-  })
-  backend.write = async (batch) => {
-    await released
-    return write(batch)
-  }
-  return () => {
-    backend.write = write
-    release()
-  }
 }
 
 type Levels = [string, string][]
@@ -142,26 +124,9 @@ describe('the book recipe of protocol §6.4', () => {
     const first = watcher.next((m) => m.action === 'getBook', 'the first book')
     watcher.ws.send(JSON.stringify({ action: 'getBook', market: 'BTC-EUR' }))
     await first
-    const place = (price: number) => {
-      const timestamp = Date.now()
-      return server.service.submit({
-        type: 'placeOrder',
-        timestamp,
-        market: 'BTC-EUR',
-        orderId: newOrderId(timestamp),
-        accountId: maker.accountId,
-        side: 'buy',
-        orderType: 'limit',
-        amount: 1_000_000,
-        price,
-        makerFeePpm: 0,
-        takerFeePpm: 0,
-      })
-    }
+    const { place, flush } = bookCommands(server, maker.accountId)
     // The hub's leading edge or timer may flush the same change: whichever comes first
     // publishes it (one nonce), the other finds nothing new.
-    const flush = () =>
-      server.service.submit({ type: 'flushBook', timestamp: Date.now(), market: 'BTC-EUR' })
     const engine = server.service.core.engine
     const snapshotOf = engine.bookSnapshot.bind(engine)
 
@@ -169,7 +134,7 @@ describe('the book recipe of protocol §6.4', () => {
     // the flush that shows it (nonce N), a getBook (which takes its snapshot, nonce N, and
     // waits for that commit) and the next order with its flush (N + 1). All of it becomes
     // durable at once, and the answer must still come between the events N and N + 1.
-    const release = holdJournalWrites()
+    const release = holdJournalWrites(server)
     const pending: Promise<unknown>[] = [
       server.service.submit({
         type: 'deposit',
