@@ -1,11 +1,9 @@
 // Savings plans end to end: the spec's API over HTTP with a session, the scheduler on a test
 // clock running a month of daily plans, exactly once per occurrence.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { defaultConfig } from '../src/config.ts'
-import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { SavingsScheduler } from '../src/savings/scheduler.ts'
-import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
-import { testListing } from './fixtures/testListing.ts'
+import type { ExchangeServer } from '../src/server.ts'
+import { startSavingsServer } from './fixtures/savingsServer.ts'
 import { webRequest } from './fixtures/webRequest.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
@@ -21,48 +19,7 @@ const api = (method: string, path: string, body?: unknown, bearer: string | null
   webRequest(baseUrl, bearer ?? undefined, method, path, body)
 
 beforeAll(async () => {
-  server = await createExchangeServer(
-    { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined },
-    testListing,
-    {
-      nowMs: () => nowMs,
-    },
-  )
-  baseUrl = await server.listen()
-  server.savingsScheduler.stop() // the test drives it with its clock
-  const saver = await server.accounts.createAccount('saver@example.com', 'a long enough password')
-  const seller = await server.accounts.createAccount('seller@example.com', 'a long enough password')
-  token = (await server.accounts.createSession(saver.id, 365 * dayMs)).token
-  await server.service.submit({
-    type: 'deposit',
-    timestamp: nowMs,
-    accountId: saver.id,
-    asset: 'EUR',
-    amount: toLedgerUnits(15_000_000, 2).toString(),
-    reference: 'eur',
-  })
-  await server.service.submit({
-    type: 'deposit',
-    timestamp: nowMs,
-    accountId: seller.id,
-    asset: 'BTC',
-    amount: toLedgerUnits(10, 0).toString(),
-    reference: 'btc',
-  })
-  const sell = await server.service.submit({
-    type: 'placeOrder',
-    timestamp: nowMs,
-    market: 'BTC-EUR',
-    orderId: '5b0c1e2a-0000-4000-8000-000000000001',
-    accountId: seller.id,
-    side: 'sell',
-    orderType: 'limit',
-    amount: 1_000_000_000,
-    price: 50_000,
-    makerFeePpm: 1_500,
-    takerFeePpm: 2_500,
-  })
-  expect(sell.ok).toBe(true)
+  ;({ server, baseUrl, token } = await startSavingsServer(() => nowMs, 150_000))
 })
 afterAll(() => server.close())
 

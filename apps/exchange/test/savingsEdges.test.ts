@@ -4,14 +4,12 @@
 // a test clock, the scheduler driven by hand, as in savingsApi.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDaysAheadMax } from '../src/api/savingsRoutes.ts'
-import { defaultConfig } from '../src/config.ts'
 import { ExchangeCore } from '../src/core/exchangeCore.ts'
-import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import type { Execution } from '../src/savings/savingsBook.ts'
 import { dateToMs, lastOccurrenceIndex, msToDate, occurrence } from '../src/savings/schedule.ts'
 import { SavingsScheduler } from '../src/savings/scheduler.ts'
-import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
-import { testListing } from './fixtures/testListing.ts'
+import type { ExchangeServer } from '../src/server.ts'
+import { startSavingsServer } from './fixtures/savingsServer.ts'
 import { webRequest } from './fixtures/webRequest.ts'
 
 const dayMs = 86_400_000
@@ -31,43 +29,7 @@ const buyDays = (executions: Execution[]) =>
     .map((execution) => msToDate(execution.executedAt!))
 
 beforeAll(async () => {
-  server = await createExchangeServer(
-    { ...defaultConfig, port: 0, logLevel: 'silent', dataDir: undefined },
-    testListing,
-    { nowMs: () => nowMs },
-  )
-  baseUrl = await server.listen()
-  server.savingsScheduler.stop() // the tests drive it with their clock
-  const saver = await server.accounts.createAccount('saver@example.com', 'a long enough password')
-  const seller = await server.accounts.createAccount('seller@example.com', 'a long enough password')
-  token = (await server.accounts.createSession(saver.id, 365 * dayMs)).token
-  const setUp = [
-    { type: 'deposit', accountId: saver.id, asset: 'EUR', amount: toLedgerUnits(1e6, 2) },
-    { type: 'deposit', accountId: seller.id, asset: 'BTC', amount: toLedgerUnits(10, 0) },
-  ] as const
-  for (const { amount, ...deposit } of setUp) {
-    const outcome = await server.service.submit({
-      ...deposit,
-      timestamp: nowMs,
-      amount: amount.toString(),
-      reference: deposit.asset,
-    })
-    expect(outcome.ok).toBe(true)
-  }
-  const sell = await server.service.submit({
-    type: 'placeOrder',
-    timestamp: nowMs,
-    market: 'BTC-EUR',
-    orderId: '5b0c1e2a-0000-4000-8000-000000000002',
-    accountId: seller.id,
-    side: 'sell',
-    orderType: 'limit',
-    amount: 1_000_000_000,
-    price: 50_000,
-    makerFeePpm: 1_500,
-    takerFeePpm: 2_500,
-  })
-  expect(sell.ok).toBe(true)
+  ;({ server, baseUrl, token } = await startSavingsServer(() => nowMs, 10_000))
 })
 afterAll(() => server.close())
 
