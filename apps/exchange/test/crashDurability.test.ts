@@ -27,6 +27,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { serverNodeFlags } from '../src/nodeFlags.ts'
+import { seededRandom } from '../src/simulator/random.ts'
 import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
 import { webRequest } from './fixtures/webRequest.ts'
 
@@ -482,17 +483,6 @@ async function expectNothingHeldWithoutOrders(server: Server, accounts: readonly
 // ---------------------------------------------------------------------------------------------
 // A seeded workload
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 const pick = <T>(random: () => number, items: readonly T[]): T =>
   items[Math.floor(random() * items.length)]!
 
@@ -931,7 +921,7 @@ async function burst(
   }
   // Each lane its own stream of the seed, so lanes interleave but choose alike run after run.
   const seeds = [random(), random(), random()].map((value) =>
-    mulberry32(Math.floor(value * 2 ** 32)),
+    seededRandom(Math.floor(value * 2 ** 32)),
   )
   const lanes = Promise.all([
     lane('alice', seeds[0]!),
@@ -1032,7 +1022,7 @@ describe('crash durability beyond plain orders', () => {
   const clock: Clock = { offsetMs: firstStartMs - Date.now() }
   let server: Server
   let world: World
-  const random = mulberry32(seed)
+  const random = seededRandom(seed)
 
   it('a kill right after the acknowledgements, and one in the middle of a burst', async () => {
     lastMark = Date.now()
