@@ -251,6 +251,9 @@ export class ExchangeService {
    * never holds a command the journal could lose.
    */
   async snapshot(): Promise<void> {
+    // One at a time: a clean stop's snapshot waits for a periodic one still being written (two
+    // at one journal position would write the same file). A periodic one never fails here.
+    if (this.#snapshotting !== undefined) await this.#snapshotting
     this.#sinceSnapshot = 0
     this.#lastSnapshotMs = this.#nowMs()
     const seq = this.#journal.nextSeq - 1
