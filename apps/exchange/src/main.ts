@@ -75,6 +75,16 @@ const shutdownDeadlineMs = 25_000
 
 async function serve(argv: string[]): Promise<void> {
   const config = parseConfig(argv, process.env)
+  // A signal while the server starts (the journal's replay can take a while) stops it once it
+  // has started, cleanly, rather than ending the process where it stands.
+  let stopAsked: string | undefined
+  const askedEarly = (signal: string) => {
+    if (stopAsked !== undefined) process.exit(1) // a second one: at once
+    stopAsked = signal
+    console.error(`${signal} while starting: the server stops once it has started`)
+  }
+  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const
+  for (const signal of signals) process.on(signal, askedEarly)
   const server = await createExchangeServer(config, defaultListing())
   const url = await server.listen()
   const wsUrl = `${url.replace(/^http/, 'ws')}/v2`
@@ -112,8 +122,11 @@ async function serve(argv: string[]): Promise<void> {
     )
   }
   // SIGHUP too: a terminal closed under `npm start` ends the server as Ctrl+C does, flushed.
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
+  for (const signal of signals) {
+    process.off(signal, askedEarly)
     process.on(signal, () => shutdown(signal))
+  }
+  if (stopAsked !== undefined) shutdown(stopAsked)
 }
 
 async function adminCall(

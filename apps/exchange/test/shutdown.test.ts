@@ -1,10 +1,14 @@
 // A stop as an operator makes it: `main.ts serve` in its own process, stopped with signals. What
 // was read is answered before the sockets close, a keep-alive HTTP client does not hold the stop
 // for its timeout, and a second signal ends a stop held up by a client at once.
-import type { ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
+import { serverNodeFlags } from '../src/nodeFlags.ts'
 import { type ServerProcess, serverProcesses } from './fixtures/serverProcess.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
 import { authenticateRequest } from './fixtures/trader.ts'
@@ -129,4 +133,42 @@ describe('SIGTERM (graceful shutdown)', () => {
     socket.destroy()
     expect(code, 'the second signal was ignored').not.toBe('running')
   }, 60_000)
+
+  it('a signal while it starts stops it once started, cleanly (exit 0), not where it stands', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'polder-shutdown-starting-'))
+    const dataDir = join(root, 'data')
+    const mainPath = join(import.meta.dirname, '..', 'src', 'main.ts')
+    const args = [...serverNodeFlags, mainPath, 'serve', '--port', '0', '--data', dataDir]
+    try {
+      const child = spawn(process.execPath, [...args, '--no-simulator'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      })
+      let stderr = ''
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString()
+      })
+      // The data directory is made as the server begins to start (its signals taken by then).
+      await expect.poll(() => existsSync(dataDir), { timeout: 30_000, interval: 5 }).toBe(true)
+      child.kill('SIGTERM')
+      expect(await exitWithin(child, 30_000)).toBe(0)
+      expect(stderr).toContain('SIGTERM while starting')
+      // Stopped cleanly: the next start replays nothing.
+      const again = spawn(process.execPath, [...args, '--no-simulator'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+        env: { ...process.env, POLDER_SUPERVISED: '1' },
+      })
+      let out = ''
+      again.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString()
+      })
+      await expect.poll(() => out.includes('POLDER_READY'), { timeout: 30_000 }).toBe(true)
+      const url = JSON.parse(/POLDER_READY (.+)/.exec(out)![1]!).urls[2].url as string
+      const health = (await (await fetch(url)).json()) as Json
+      expect(health.startup.replayedRecords).toBe(0)
+      again.kill('SIGTERM')
+      expect(await exitWithin(again, 30_000)).toBe(0)
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  }, 90_000)
 })
