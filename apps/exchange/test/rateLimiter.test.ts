@@ -45,6 +45,18 @@ describe('rate limits (protocol §2.3)', () => {
     expect(banned).toMatchObject({ allowed: false, bannedUntilMs: minuteStartMs + 15 * 60_000 })
   })
 
+  it('a charge dated seconds before its minute counts in it; a clock stepped back further starts afresh', () => {
+    const limiter = new RateLimiter()
+    const t = 1_800_000_000_000 - (1_800_000_000_000 % 60_000)
+    expect(limiter.charge('key:a', 600, t + 10 * 60_000).allowed).toBe(true)
+    // Charged after its key's lookup, dated 2 s before the minute began: not a fresh budget.
+    expect(limiter.charge('key:a', 600, t + 10 * 60_000 - 2_000).allowed).toBe(false)
+    // The clock stepped back ten minutes (NTP, a VM resumed): each minute spends 600 of 1000.
+    expect(limiter.charge('key:b', 600, t + 10 * 60_000).allowed).toBe(true)
+    expect(limiter.charge('key:b', 600, t).allowed).toBe(true)
+    expect(limiter.charge('key:b', 600, t + 60_000).allowed).toBe(true)
+  })
+
   it('callers are independent', () => {
     const limiter = new RateLimiter()
     limiter.charge('ip:c', 1001, minuteStartMs)

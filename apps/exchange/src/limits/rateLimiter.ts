@@ -21,6 +21,8 @@ export const defaultRateLimitConfig: RateLimitConfig = {
 }
 
 const minuteMs = 60_000
+/** How long before a caller's minute began a charge may be dated and still count in it. */
+const lateChargeMsMax = 10_000
 /** Tracked callers looked at, at most, to find one that is not banned to forget. */
 const forgetScanMax = 1_000
 
@@ -66,9 +68,11 @@ export class RateLimiter {
         bannedUntilMs: state.bannedUntilMs,
       }
     }
-    // Only forward: a charge of an earlier minute (a clock stepped back, a request charged after
-    // its lookup) counts in the newest one, rather than starting that minute's budget afresh.
-    if (windowStartMs > state.windowStartMs) {
+    // Forward, or back past a few seconds: a charge dated just before the caller's minute began
+    // (a request charged after its key's lookup) counts in that minute rather than starting the
+    // one before afresh; a clock stepped back further starts its minute afresh, as a new one,
+    // rather than counting every minute until the clock catches up against one budget.
+    if (windowStartMs > state.windowStartMs || nowMs < state.windowStartMs - lateChargeMsMax) {
       state.windowStartMs = windowStartMs
       state.spent = 0
     }
