@@ -205,6 +205,8 @@ export class WsConnection {
       this.sendFrame(frame)
       return
     }
+    // Nothing more for a socket closing (a slow consumer cut off waits for its close frame).
+    if (this.#socket.readyState !== this.#socket.OPEN) return
     held.frames.push({ nonce, frame })
     held.bytes += frame.length
     // Held only for the few turns an answer waits for its commit; a client whose events pile
