@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { type Clock, createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import type { SqlParam } from '../src/storage/sqlDriver.ts'
-import { bookCommands, gateJournalWrites } from './fixtures/journalGate.ts'
+import {
+  bookCommands,
+  checkpoint,
+  gateJournalWrites,
+  watchBookSnapshot,
+} from './fixtures/journalGate.ts'
 import { openRecordingSocket, type RecordingSocket } from './fixtures/recordingSocket.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
@@ -32,22 +37,6 @@ beforeAll(async () => {
   maker = await createTrader(server, 'race-maker@example.com', { EUR: '1000000', BTC: '100' })
 })
 afterAll(() => server.close())
-
-/**
- * Where a held step stops: `reached()` tells the test it got there (`isReached`), and the step
- * goes on once the test calls `release()` (`released`).
- */
-function checkpoint() {
-  let reached!: () => void
-  const isReached = new Promise<void>((resolve) => {
-    reached = resolve
-  })
-  let release!: () => void
-  const released = new Promise<void>((resolve) => {
-    release = resolve
-  })
-  return { reached, isReached, release, released }
-}
 
 /** Resolves once `condition` holds (polled; fails after 5 s naming `what`). */
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -84,8 +73,7 @@ describe('races across await points', () => {
     )
     await subscribed
     const { place, flush } = bookCommands(server, maker.accountId)
-    const engine = server.service.core.engine
-    const snapshotOf = engine.bookSnapshot.bind(engine)
+    let restore = () => {}
     const gate = gateJournalWrites(server)
     try {
       // A slow disk: the commit with book event N is being written while the next one (N + 1)
@@ -93,17 +81,11 @@ describe('races across await points', () => {
       const first = [place(801), flush()]
       await until(() => gate.waiting() === 1, 'the first commit being written')
       const second = [place(802), flush()]
-      let snapshotTaken!: () => void
-      const taken = new Promise<void>((resolve) => {
-        snapshotTaken = resolve
-      })
-      engine.bookSnapshot = (...args) => {
-        snapshotTaken()
-        return snapshotOf(...args)
-      }
+      const watch = watchBookSnapshot(server)
+      restore = watch.restore
       const answered = watcher.next((m) => m.action === 'getBook', 'the getBook answer')
       watcher.ws.send(JSON.stringify({ action: 'getBook', market: 'BTC-EUR' }))
-      await taken
+      await watch.taken
       // Event N is published (and held for the answer) while N + 1's commit is written...
       gate.releaseOne()
       await Promise.all(first)
@@ -121,7 +103,7 @@ describe('races across await points', () => {
       await Promise.all(second)
       await answered
     } finally {
-      engine.bookSnapshot = snapshotOf
+      restore()
       gate.releaseAll()
     }
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -206,7 +188,9 @@ describe('races across await points', () => {
       storage.query = query
       release()
     }
-    // Asked after the revocation was done and told to every listener.
+    // Asked after the revocation was done and told to every listener: the store (which a
+    // WebSocket authenticate asks too) and a signed request.
+    expect(await server.accounts.findApiKey(trader.key)).toMatchObject({ revoked: true })
     const after = await signedRequest(baseUrl, trader, 'GET', '/v2/balance')
     expect(after.json).toMatchObject({ errorCode: 305 })
   })

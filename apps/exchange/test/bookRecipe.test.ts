@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
-import { bookCommands, holdJournalWrites } from './fixtures/journalGate.ts'
+import { bookCommands, holdJournalWrites, watchBookSnapshot } from './fixtures/journalGate.ts'
 import { openRecordingSocket, type RecordingSocket } from './fixtures/recordingSocket.ts'
 import { testListing } from './fixtures/testListing.ts'
 import { authenticateRequest, createTrader, type Trader } from './fixtures/trader.ts'
@@ -124,11 +124,10 @@ describe('the book recipe of protocol §6.4', () => {
     const first = watcher.next((m) => m.action === 'getBook', 'the first book')
     watcher.ws.send(JSON.stringify({ action: 'getBook', market: 'BTC-EUR' }))
     await first
+    // The hub's leading edge or timer may flush the same change as `flush`: whichever comes
+    // first publishes it (one nonce), the other finds nothing new.
     const { place, flush } = bookCommands(server, maker.accountId)
-    // The hub's leading edge or timer may flush the same change: whichever comes first
-    // publishes it (one nonce), the other finds nothing new.
-    const engine = server.service.core.engine
-    const snapshotOf = engine.bookSnapshot.bind(engine)
+    let restore = () => {}
 
     // A slow disk: one commit is being written (a deposit) while the next one gathers an order,
     // the flush that shows it (nonce N), a getBook (which takes its snapshot, nonce N, and
@@ -149,28 +148,22 @@ describe('the book recipe of protocol §6.4', () => {
       // The journal takes its batch at the end of the turn: the deposit is being written now.
       await new Promise((resolve) => setImmediate(resolve))
       pending.push(place(1001), flush())
-      let snapshotTaken!: () => void
-      const taken = new Promise<void>((resolve) => {
-        snapshotTaken = resolve
-      })
-      engine.bookSnapshot = (...args) => {
-        snapshotTaken()
-        return snapshotOf(...args)
-      }
+      const watch = watchBookSnapshot(server)
+      restore = watch.restore
       const answered = watcher.next((m) => m.action === 'getBook', 'the book')
       const nextEvent = watcher.next(
         (m) => m.event === 'book' && m.bids.some(([price]: Levels[number]) => price === '1002'),
         'the next book event',
       )
       watcher.ws.send(JSON.stringify({ action: 'getBook', market: 'BTC-EUR' }))
-      await taken
+      await watch.taken
       pending.push(place(1002), flush())
       release()
       await Promise.all(pending)
       expect((await answered).response.bids[0]).toEqual(['1001', '0.01000000'])
       await nextEvent
     } finally {
-      engine.bookSnapshot = snapshotOf
+      restore()
       release()
     }
     const { local, nonce } = replayAsTheSdk(watcher.received)

@@ -5,6 +5,7 @@ import { WebSocket } from 'ws'
 import { tokenHash } from '../src/accounts/accountStore.ts'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { checkpoint } from './fixtures/journalGate.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
 import { authenticateRequest, createTrader } from './fixtures/trader.ts'
@@ -283,14 +284,7 @@ describe('browser sessions', () => {
   ): Promise<[Json, Json]> {
     const accounts = server.accounts as unknown as Record<string, (...args: unknown[]) => unknown>
     const original = accounts[method]!
-    let reached!: () => void
-    const isReached = new Promise<void>((resolve) => {
-      reached = resolve
-    })
-    let release!: () => void
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
+    const { reached, isReached, release, released } = checkpoint()
     accounts[method] = async (...args) => {
       const answer = await original.apply(server.accounts, args)
       reached()

@@ -99,8 +99,6 @@ export class AccountStore {
   readonly #box: SecretBox
   readonly #nowMs: () => number
   readonly #keyCache = new Map<string, ApiKeyRecord | null>()
-  /** Revocations made here so far: a key read before one is not cached after it (findApiKey). */
-  #revocations = 0
   /** Keys revoked lately, newest last, for `revokedLately`. */
   readonly #revokedLately = new Set<string>()
   readonly #revokedListeners: ((credential: RevokedCredential) => void)[] = []
@@ -233,7 +231,6 @@ export class AccountStore {
   async findApiKey(key: string): Promise<ApiKeyRecord | undefined> {
     const cached = this.#keyCache.get(key)
     if (cached !== undefined) return cached ?? undefined
-    const revocationsBefore = this.#revocations
     const [row] = await this.#driver.query<{
       key: string
       account_id: string | number
@@ -257,9 +254,10 @@ export class AccountStore {
       : null
     // Only real keys are cached: random keys must not grow memory (and cost a query each, which
     // the IP rate limit bounds).
-    // Nor a row read before a revocation that was stored meanwhile: with a pool of connections
-    // its answer can come after the revocation's, and would put the key back as live.
-    if (record !== null && this.#revocations === revocationsBefore) this.#keyCache.set(key, record)
+    // Nor a live row of a key revoked lately: read before the revocation's update, its answer
+    // can come after it with a pool of connections, and would put the key back as live.
+    if (record !== null && (record.revoked || !this.#revokedLately.has(key)))
+      this.#keyCache.set(key, record)
     return record ?? undefined
   }
 
@@ -412,15 +410,13 @@ export class AccountStore {
   }
 
   async revokeApiKey(key: string): Promise<void> {
+    // Noted as it starts: a lookup begun at any time before the update is done may have read the
+    // row as it was, whenever its answer comes (findApiKey).
     this.#noteRevoked(key)
-    // Counted as it starts and once it is stored: a lookup begun at any time before the update
-    // is done may have read the row as it was, whenever its answer comes.
-    this.#revocations += 1
     await this.#driver.query('update api_keys set revoked_at_ms = $2 where key = $1', [
       key,
       this.#nowMs(),
     ])
-    this.#revocations += 1
     this.#keyCache.delete(key)
     for (const listener of this.#revokedListeners) listener({ kind: 'key', key })
   }
