@@ -1,7 +1,8 @@
 #!/usr/bin/env -S node --max-semi-space-size=16 --wasm-wrapper-tiering-budget=2147483647
 // Command line of the exchange server. Documented in apps/exchange/README.md; keep it stable.
 //   serve [--host 127.0.0.1] [--port 8080] [--data ./data] [--log-level info]
-//   account create --server URL --data DIR --email E --password P [--eur AMOUNT] [--withdraw]
+//   account create --server URL --data DIR --email E (--password P | --password-stdin)
+//       [--eur AMOUNT] [--withdraw]
 //   account fee-tier --server URL --data DIR --account ID --tier 0..7
 //   deposit --server URL --data DIR --account ID --asset SYMBOL --amount AMOUNT
 //   balances --server URL --data DIR --account ID
@@ -26,7 +27,8 @@ const usage = `usage:
   exchange serve [--host 127.0.0.1] [--port 8080] [--data ./data] [--log-level info]
       [--no-simulator] [--seed 1] [--simulator-requote-ms 15000] [--withdrawal-delay-ms 6000]
       [--trade-retention-days 7] [--trust-proxy LIST] [--public-url URL] [--venue PLDR]
-  exchange account create --server URL --data DIR --email E --password P [--eur AMOUNT] [--withdraw]
+  exchange account create --server URL --data DIR --email E (--password P | --password-stdin)
+      [--eur AMOUNT] [--withdraw]
   exchange account fee-tier --server URL --data DIR --account ID --tier 0..7
   exchange deposit --server URL --data DIR --account ID --asset SYMBOL --amount AMOUNT
   exchange balances --server URL --data DIR --account ID
@@ -142,6 +144,7 @@ async function adminCall(
       data: { type: 'string', default: './data' },
       email: { type: 'string' },
       password: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
       eur: { type: 'string' },
       withdraw: { type: 'boolean' },
       account: { type: 'string' },
@@ -206,6 +209,24 @@ function checkLoopbackServer(server: string): void {
     )
 }
 
+/**
+ * The password as the first line of stdin (`--password-stdin`), for a script that would rather
+ * not show it to every user of the machine in the process list, as `--password P` does.
+ */
+function passwordFromStdin(values: Record<string, unknown>): string {
+  if (values.password !== undefined)
+    throw new UsageError('--password and --password-stdin: give one of the two')
+  let text: string
+  try {
+    text = readFileSync(0, 'utf8')
+  } catch (error) {
+    throw new UsageError(`--password-stdin: cannot read stdin (${(error as Error).message})`)
+  }
+  const password = text.split(/\r?\n/, 1)[0] ?? ''
+  if (password === '') throw new UsageError('--password-stdin: stdin holds no password')
+  return password
+}
+
 function required(values: Record<string, unknown>, name: string): string {
   const value = values[name]
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`)
@@ -225,7 +246,9 @@ try {
       () => '/admin/accounts',
       (values) => ({
         email: required(values, 'email'),
-        password: required(values, 'password'),
+        password: values['password-stdin']
+          ? passwordFromStdin(values)
+          : required(values, 'password'),
         ...(values.eur === undefined ? {} : { eur: values.eur }),
         ...(values.withdraw ? { withdraw: true } : {}),
       }),

@@ -178,14 +178,22 @@ export async function createExchangeServer(
     config.dataDir === undefined && config.databaseUrl === undefined
       ? { kind: 'embedded', dataDir: undefined }
       : storageLocation(config.dataDir ?? '.', config.databaseUrl)
-  const storage = await openStorage(location)
-  // PostgreSQL: another server took the database over while this one's writer session was down
-  // (postgresWriter.ts); this one's state is no longer the exchange's, and its journal refuses.
-  storage.writer?.onLost((error) => (options.onFatal ?? exitOnFatal)(error))
+  // The data directory's own files first, before the database is opened (which can take a
+  // while): a damaged one stops the start at once and leaves no database behind.
   const secretKey =
     config.dataDir === undefined && config.secretKeyHex === undefined
       ? randomBytes(32) // in-memory server: nothing outlives the process
       : loadSecretKey(config.dataDir ?? '.', config.secretKeyHex)
+  const token = (fileName: string) =>
+    config.dataDir === undefined
+      ? randomBytes(32).toString('hex')
+      : hexSecretFile(config.dataDir, fileName)
+  const adminToken = token(adminTokenFile)
+  const metricsToken = token(metricsTokenFile)
+  const storage = await openStorage(location)
+  // PostgreSQL: another server took the database over while this one's writer session was down
+  // (postgresWriter.ts); this one's state is no longer the exchange's, and its journal refuses.
+  storage.writer?.onLost((error) => (options.onFatal ?? exitOnFatal)(error))
   const accounts = new AccountStore(storage, createSecretBox(secretKey), () => clock.nowMs())
   try {
     await accounts.checkSecretKey()
@@ -379,12 +387,6 @@ export async function createExchangeServer(
   const candleHistory: HistoryStartup = (
     await openCandleHistory(storage, service, simulator, config.seed, () => clock.nowMs())
   ).startup
-  const token = (fileName: string) =>
-    config.dataDir === undefined
-      ? randomBytes(32).toString('hex')
-      : hexSecretFile(config.dataDir, fileName)
-  const adminToken = token(adminTokenFile)
-  const metricsToken = token(metricsTokenFile)
   const hub = new MarketDataHub(
     service,
     (asset) => decimalsBySymbol.get(asset) ?? 8,

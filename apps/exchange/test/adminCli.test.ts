@@ -207,6 +207,44 @@ describe('key create and balances', () => {
         code: 1,
       })
   }, 60_000)
+
+  it('account create reads the password from stdin with --password-stdin, out of the process list', async () => {
+    const create = (extra: readonly string[], stdin: string) =>
+      new Promise<{ stdout: string; stderr: string; code: number | null }>((resolve) => {
+        const child = execFile(
+          process.execPath,
+          [...serverNodeFlags, mainPath, 'account', 'create', ...target, ...extra],
+          (error, stdout, stderr) => {
+            const code = error ? (error as { code?: unknown }).code : 0
+            resolve({ stdout, stderr, code: typeof code === 'number' ? code : null })
+          },
+        )
+        child.stdin?.end(stdin)
+      })
+    const password = 'a password nobody sees in ps'
+    const email = 'stdin@example.com'
+    const made = await create(['--email', email, '--password-stdin'], `${password}\n`)
+    expect(made.code, made.stderr).toBe(0)
+    expect(JSON.parse(made.stdout)).toMatchObject({ email, permissions: ['view', 'trade'] })
+    // The account's password is the line read, without its line end: it logs in.
+    const login = await fetch(`${server.url}/exchange/auth/v1/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    })
+    expect(login.status).toBe(200)
+
+    // Both ways at once, or nothing on stdin: refused in words before anything is sent.
+    const both = await create(
+      ['--email', 'both@example.com', '--password', password, '--password-stdin'],
+      password,
+    )
+    expect(both.code).toBe(2)
+    expect(both.stderr).toMatch(/^--password and --password-stdin: give one of the two\n/)
+    const empty = await create(['--email', 'empty@example.com', '--password-stdin'], '')
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toMatch(/^--password-stdin: stdin holds no password\n/)
+  }, 60_000)
 })
 
 describe('the server an admin command talks to', () => {

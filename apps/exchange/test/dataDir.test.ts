@@ -67,6 +67,17 @@ describe.skipIf(process.platform === 'win32')('the data directory', () => {
       /metrics\.token does not hold 64 hexadecimal characters: remove it/,
     )
   })
+  it('refuses a start with a damaged token before it opens the database, which it leaves unmade', async () => {
+    const dataDir = join(root, 'damaged-token')
+    mkdirSync(dataDir, { mode: 0o700 })
+    writeFileSync(join(dataDir, 'metrics.token'), 'not hexadecimal')
+    await expect(
+      createExchangeServer({ ...defaultConfig, port: 0, logLevel: 'silent', dataDir }, testListing),
+    ).rejects.toThrow(/metrics\.token does not hold 64 hexadecimal characters/)
+    // Refused in the time it takes to read a file, not after the database has opened (which
+    // made the journal, the archives and the accounts' tables there first).
+    expect(readdirSync(dataDir).sort()).toEqual(['admin.token', 'metrics.token', 'secret.key'])
+  })
 })
 
 describe('the secret key', () => {

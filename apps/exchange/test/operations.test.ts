@@ -154,3 +154,39 @@ describe('a start that fails', () => {
     expect(run.code).toBe(2)
   }, 60_000)
 })
+
+describe('a fatal fault while serving', () => {
+  it('is one JSON line of the log (level fatal, the error and its cause), then exit 70', async () => {
+    const servicePath = join(import.meta.dirname, '..', 'src', 'core', 'exchangeService.ts')
+    const script = `import { exitOnFatal } from ${JSON.stringify(servicePath)}
+      exitOnFatal(new Error('the journal failed', { cause: new Error('connection reset') }))`
+    const run = await new Promise<Run>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--input-type=module', '--eval', script],
+        { timeout: 60_000 },
+        (error, stdout, stderr) => {
+          const code = error ? (error as { code?: unknown }).code : 0
+          resolve({ stdout, stderr, code: typeof code === 'number' ? code : null })
+        },
+      )
+    })
+    expect(run.code).toBe(70)
+    expect(run.stderr).toBe('')
+    const lines = run.stdout.trimEnd().split('\n')
+    expect(lines).toHaveLength(1)
+    const line = JSON.parse(lines[0] ?? '')
+    expect(line).toMatchObject({
+      level: 60,
+      pid: expect.any(Number),
+      msg: 'fatal: the journal failed',
+      err: {
+        type: 'Error',
+        message: 'the journal failed',
+        stack: expect.stringContaining('the journal failed'),
+        cause: { type: 'Error', message: 'connection reset' },
+      },
+    })
+    expect(Math.abs(line.time - Date.now())).toBeLessThan(60_000)
+  })
+})

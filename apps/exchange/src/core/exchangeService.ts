@@ -3,6 +3,8 @@
 // published only then too, so nobody ever sees a trade that a crash could take back. On start
 // the journal is replayed through a fresh core, which rebuilds books, orders, balances and
 // nonces exactly.
+import { writeSync } from 'node:fs'
+import { hostname } from 'node:os'
 import type { EngineEvent, MarketConfig } from '@polder/engine'
 import type { Journal } from '../storage/journal.ts'
 import type { SnapshotStore } from '../storage/snapshotStore.ts'
@@ -51,8 +53,31 @@ export class ExchangeHaltedError extends Error {
  */
 export type FatalHandler = (error: Error) => void
 export const exitOnFatal: FatalHandler = (error) => {
-  console.error(`fatal: ${error.stack ?? error.message}`)
+  // One line of the server's log (pino's fields; 60 is its level fatal), written before the
+  // process ends on the next line. The log's own logger is not made yet when the storage fails
+  // at start, hence the line is written here.
+  const line = {
+    level: 60,
+    time: Date.now(),
+    pid: process.pid,
+    hostname: hostname(),
+    err: serializedError(error),
+    msg: `fatal: ${error.message}`,
+  }
+  writeSync(1, `${JSON.stringify(line)}\n`)
   process.exit(70)
+}
+
+type SerializedError = { type: string; message: string; stack?: string; cause?: SerializedError }
+
+function serializedError(error: Error, depth = 0): SerializedError {
+  const cause = error.cause instanceof Error && depth < 5 ? error.cause : undefined
+  return {
+    type: error.name,
+    message: error.message,
+    ...(error.stack === undefined ? {} : { stack: error.stack }),
+    ...(cause === undefined ? {} : { cause: serializedError(cause, depth + 1) }),
+  }
 }
 
 export class ExchangeService {
