@@ -219,7 +219,7 @@ describe('history in the market statistics', () => {
       volumeQuote: stored[0]!.volumeQuote + 1_200_200n,
     })
     expect(previous).toEqual(stored[1])
-    expect(stats.currentCandle('BTC-EUR', '1h')).toEqual(current)
+    expect(stats.candleAt('BTC-EUR', '1h', live)).toEqual(current)
     // 1m: the live minute (10:07) follows the history's last one (10:06), nothing joined.
     const minutes = stats.candles('BTC-EUR', '1m', 0, live, 3)
     expect(minutes.map((candle) => candle.timestamp)).toEqual([
@@ -228,7 +228,7 @@ describe('history in the market statistics', () => {
       Date.parse('2026-11-22T10:05:00Z'),
     ])
     expect(minutes[1]!.close).toBe(60_000)
-    expect(stats.currentCandle('BTC-EUR', '1m')!.open).toBe(60_010)
+    expect(stats.candleAt('BTC-EUR', '1m', live)!.open).toBe(60_010)
   })
 
   it('counts the history in the rolling 24 hours until live trading has filled them', () => {
@@ -236,16 +236,17 @@ describe('history in the market statistics', () => {
     stats.attachHistory(new CandleHistory([history]))
     const nowMs = Date.parse('2026-11-22T10:07:30Z')
     const before = stats.stats24h('BTC-EUR', nowMs)
+    // The minutes that begin within the 24 hours: from 10:08, the first after 10:07:30.
     const minutes = new CandleHistory([history]).candles(
       'BTC-EUR',
       '1m',
-      Date.parse('2026-11-21T10:07:00Z'),
+      Date.parse('2026-11-21T10:08:00Z'),
       nowMs,
       2_000,
     )
     expect(before).toMatchObject({
       open: minutes.at(-1)!.open,
-      openTimestamp: Date.parse('2026-11-21T10:07:00Z'),
+      openTimestamp: Date.parse('2026-11-21T10:08:00Z'),
       high: Math.max(...minutes.map((candle) => candle.high)),
       low: Math.min(...minutes.map((candle) => candle.low)),
       last: 60_000,

@@ -289,11 +289,13 @@ export class MarketDataHub {
               event.market,
               JSON.stringify({ event: 'trade', market: event.market, ...tradeToWire(spec, event) }),
             )
-          // The updated current candle, once per interval that anyone watches here.
+          // The candle the trade went into, once per interval that anyone watches here (not the
+          // newest one: a later trade of the same commit may have begun the next).
           for (const interval of candleIntervals) {
             const subscribers = this.#byTopic.get(`candles ${interval} ${event.market}`)
             if (subscribers === undefined) continue
-            const candle = this.#service.core.stats.currentCandle(event.market, interval)
+            const stats = this.#service.core.stats
+            const candle = stats.candleAt(event.market, interval, event.timestamp)
             if (candle === undefined) continue
             const text = JSON.stringify({
               event: 'candle',

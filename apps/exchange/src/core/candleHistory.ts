@@ -10,7 +10,13 @@
 // aggregates to the same chart, a request always gets the same candles, and 60 days of 1m
 // candles (17 million for 200 markets) never need storing.
 import { normalSource, seededRandom } from '../simulator/random.ts'
-import { type Candle, type CandleInterval, candleStartMs, joinCandles } from './marketStats.ts'
+import {
+  type Candle,
+  type CandleInterval,
+  candleStartMs,
+  joinCandles,
+  minuteAtOrAfter,
+} from './marketStats.ts'
 
 export const minuteMs = 60_000
 export const hourMs = 3_600_000
@@ -297,10 +303,13 @@ export class CandleHistory {
     return this.#lastCandles.get(key)
   }
 
-  /** The history from the minute of `fromMs` to its end, at 1m resolution; undefined if none. */
+  /**
+   * The history from the first minute that starts at or after `fromMs` to its end, at 1m
+   * resolution; undefined if none.
+   */
   summarySince(market: string, fromMs: number): HistorySummary | undefined {
     const history = this.#markets.get(market)
-    const fromMinute = candleStartMs('1m', fromMs)
+    const fromMinute = minuteAtOrAfter(fromMs)
     if (history === undefined || fromMinute >= history.endMs) return undefined
     const hourCount = history.hours.length / hourFields
     const first = Math.max(0, Math.floor((fromMinute - history.startMs) / hourMs))

@@ -33,6 +33,11 @@ const fixedIntervalMs: Partial<Record<CandleInterval, number>> = {
   '1W': 7 * dayMs,
 }
 
+/** The first minute that starts at or after `timestampMs`. */
+export function minuteAtOrAfter(timestampMs: number): number {
+  return Math.ceil(timestampMs / minuteMs) * minuteMs
+}
+
 /** Start of the candle that contains `timestampMs` (UTC). */
 export function candleStartMs(interval: CandleInterval, timestampMs: number): number {
   if (interval === '1M') {
@@ -187,13 +192,25 @@ export class MarketStats {
     return result
   }
 
-  /** The candle of `interval` that the market's latest trade went into. */
-  currentCandle(market: string, interval: CandleInterval): Candle | undefined {
-    const live = this.#candles.get(market)?.get(interval)?.at(-1)
+  /**
+   * The candle of `interval` that holds `timestampMs`, as it stands now: for a trade's event, the
+   * candle that trade went into, even when a later trade of the same commit has begun the next
+   * one (undefined when nothing traded in it, or it is older than the candles kept).
+   */
+  candleAt(market: string, interval: CandleInterval, timestampMs: number): Candle | undefined {
+    const start = candleStartMs(interval, timestampMs)
+    const candles = this.#candles.get(market)?.get(interval) ?? []
+    let live: Candle | undefined
+    for (let index = candles.length - 1; index >= 0; index -= 1) {
+      const candle = candles[index]!
+      if (candle.timestamp <= start) {
+        if (candle.timestamp === start) live = candle
+        break
+      }
+    }
     const older = this.#history?.lastCandle(market, interval)
-    return live !== undefined && older !== undefined && older.timestamp === live.timestamp
-      ? joinCandles(older, live)
-      : live
+    if (older === undefined || older.timestamp !== start) return live
+    return live === undefined ? older : joinCandles(older, live)
   }
 
   /** Rolling 24 hours to `nowMs`, from the 1m candles (the history's, then the live ones). */
@@ -223,8 +240,12 @@ export class MarketStats {
             volume: older.volume,
             volumeQuote: older.volumeQuote,
           }
+    // At the candles' resolution: the minutes that begin within the window, so that nothing
+    // counted is older than the window's start (`startTimestamp`); the trades of the partial
+    // minute at its start are not counted.
+    const fromMinute = minuteAtOrAfter(fromMs)
     for (const candle of candles) {
-      if (candle.timestamp < candleStartMs('1m', fromMs) || candle.timestamp > nowMs) continue
+      if (candle.timestamp < fromMinute || candle.timestamp > nowMs) continue
       if (stats.open === null) {
         stats.open = candle.open
         stats.openTimestamp = candle.timestamp
