@@ -161,4 +161,38 @@ describe('market data at the edges of its windows', () => {
       [minute, '51000', '51000', '51000', '51000', '0.00100000'],
     ])
   })
+
+  it('the 24h ticker of a quiet market is pushed when a minute leaving the window takes its trades along, and not again unchanged', async () => {
+    // protocol.md line 567: ticker24h is "Sent about once per second and contains only the
+    // tickers that changed": a trade leaving the rolling window changes the figures.
+    const day = t0 + 4 * dayMs // a day after the other tests' trades
+    await trade(day, 62_000, 300_000)
+    const ws = await openSocket()
+    ws.socket.send(
+      JSON.stringify({
+        action: 'subscribe',
+        channels: [{ name: 'ticker24h', markets: ['BTC-EUR'] }],
+      }),
+    )
+    const tickers = () => ws.received.filter((m) => m.event === 'ticker24h')
+    await expect.poll(() => tickers().length).toBeGreaterThan(0) // pushed on subscribing
+    // And the trade's own push, within the second after it: past that, all is quiet.
+    const quiet = () => new Promise((resolve) => setTimeout(resolve, 2_500))
+    await quiet()
+    const before = tickers().length
+    expect(tickers().at(-1).data[0]).toMatchObject({ volume: '0.00300000', open: '62000' })
+    // The minute after the trade's has left the window: nothing traded since, yet it changed.
+    nowMs = day + dayMs + minuteMs + 1
+    await expect.poll(() => tickers().length, { timeout: 5_000 }).toBe(before + 1)
+    expect(tickers().at(-1).data[0]).toMatchObject({
+      volume: '0.00000000',
+      open: null,
+      last: '62000',
+    })
+    // Another minute on, nothing more changed: nothing more is pushed.
+    nowMs += minuteMs
+    await quiet()
+    expect(tickers()).toHaveLength(before + 1)
+    ws.socket.close()
+  })
 })

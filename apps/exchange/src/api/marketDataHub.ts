@@ -52,6 +52,10 @@ export class MarketDataHub {
   readonly #tickerChanged = new Set<string>()
   /** When the 24-hour tickers were last pushed (performance.now(): the cadence, not a timestamp). */
   #tickersPushedAt = 0
+  /** The minute (of the clock) of the last push of the 24-hour tickers. */
+  #tickersMinute: number | undefined
+  /** Per market, the 24-hour figures last pushed (but the time), to tell a window's change. */
+  readonly #tickerFiguresSent = new Map<string, string>()
   readonly #decimalsOf: (asset: string) => number
   readonly #nowMs: () => number
   #timer: ReturnType<typeof setInterval> | undefined
@@ -158,26 +162,50 @@ export class MarketDataHub {
 
   /** The `ticker24h` event for one market, serialised once for all its subscribers. */
   ticker24hMessage(market: string): string | undefined {
+    const entry = this.#ticker24hEntry(market)
+    return entry === undefined ? undefined : JSON.stringify({ event: 'ticker24h', data: [entry] })
+  }
+
+  #ticker24hEntry(market: string): Record<string, unknown> | undefined {
     const engine = this.#service.core.engine
     const spec = engine.market(market)
     if (spec === null) return undefined
     const nowMs = this.#nowMs()
-    const entry = ticker24hToWire(
+    return ticker24hToWire(
       spec,
       this.#service.core.stats.stats24h(market, nowMs),
       engine.ticker(market),
       nowMs,
     )
-    return JSON.stringify({ event: 'ticker24h', data: [entry] })
   }
 
-  /** Pushes the 24-hour tickers of the markets that changed since the last push. */
+  /**
+   * Pushes the 24-hour tickers of the markets that changed since the last push: by a trade or a
+   * best price, and, once a minute, by the window's moving on (its figures are summed by the
+   * minute: a minute that leaves it takes its trades along, on a market quiet since).
+   */
   publishTickers24h(): void {
-    for (const market of this.#tickerChanged) {
+    const minute = Math.floor(this.#nowMs() / 60_000)
+    const minutePassed = minute !== this.#tickersMinute
+    this.#tickersMinute = minute
+    const markets = new Set(this.#tickerChanged)
+    if (minutePassed)
+      for (const topic of this.#byTopic.keys())
+        if (topic.startsWith('ticker24h ')) markets.add(topic.slice('ticker24h '.length))
+    for (const market of markets) {
       // Built only for someone: a rolling 24-hour figure reads a day of candles.
-      if (!this.#byTopic.has(`ticker24h ${market}`)) continue
-      const message = this.ticker24hMessage(market)
-      if (message !== undefined) this.#toChannel('ticker24h', market, message)
+      if (!this.#byTopic.has(`ticker24h ${market}`)) {
+        this.#tickerFiguresSent.delete(market)
+        continue
+      }
+      const entry = this.#ticker24hEntry(market)
+      if (entry === undefined) continue
+      const { timestamp: _now, startTimestamp: _start, ...figures } = entry
+      const figuresText = JSON.stringify(figures)
+      if (!this.#tickerChanged.has(market) && this.#tickerFiguresSent.get(market) === figuresText)
+        continue
+      this.#tickerFiguresSent.set(market, figuresText)
+      this.#toChannel('ticker24h', market, JSON.stringify({ event: 'ticker24h', data: [entry] }))
     }
     this.#tickerChanged.clear()
   }
