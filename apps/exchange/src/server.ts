@@ -31,7 +31,7 @@ import { registerSavingsRoutes } from './api/savingsRoutes.ts'
 import { registerSessionRoutes } from './api/sessionRoutes.ts'
 import { registerStakingRoutes } from './api/stakingRoutes.ts'
 import { registerWebRoutes } from './api/webRoutes.ts'
-import { UncorkQueue, WsConnection } from './api/wsConnection.ts'
+import { RequestFailedError, UncorkQueue, WsConnection } from './api/wsConnection.ts'
 import { type ExchangeConfig, wsMessageReadFactor } from './config.ts'
 import { CancelOnDisconnect } from './core/cancelOnDisconnect.ts'
 import { ExchangeService, exitOnFatal, type FatalHandler } from './core/exchangeService.ts'
@@ -742,7 +742,9 @@ export async function createExchangeServer(
         .onMessage(text)
         .catch((error: unknown) => {
           app.log.error({ err: error }, 'websocket request failed')
-          connection.send(JSON.stringify(protocolError(101).body))
+          // Answered already when it failed past the checks, by its requestId.
+          if (!(error instanceof RequestFailedError))
+            connection.send(JSON.stringify(protocolError(101).body))
         })
         .finally(() => {
           inFlight -= 1
@@ -888,7 +890,7 @@ function* fillPartitions(
 async function simulatedAccount(accounts: AccountStore, email: string): Promise<number> {
   const existing = await accounts.findAccountByEmail(email)
   if (existing) return existing.id
-  return (await accounts.createAccount(email, randomBytes(24).toString('base64url'))).id
+  return (await accounts.createAccount(email, randomBytes(24).toString('base64url'), 'exchange')).id
 }
 
 async function createSimulator(

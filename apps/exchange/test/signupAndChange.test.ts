@@ -1,6 +1,7 @@
 // Sign-up counts a password's characters, not its UTF-16 code units (10 to 256, README "Browser
 // sessions"), and says the rule in words for one too long as for one too short; the market
-// list's 24-hour change rounds half away from zero for a fall as for a rise (a web API review).
+// list's 24-hour change rounds half away from zero for a fall as for a rise (a web API review);
+// an address at .invalid, the exchange's own accounts', cannot be signed up for.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { percentChange } from '../src/api/webRoutes.ts'
 import type { ExchangeServer } from '../src/server.ts'
@@ -35,6 +36,27 @@ describe('sign-up password length (README: "a password outside 10 to 256 charact
       status: 400,
       json: { errorCode: 205, error: 'password must have 10 to 256 characters' },
     })
+  })
+})
+
+describe("the exchange's own accounts (the simulator's, at .invalid)", () => {
+  it("cannot be signed up for: an address at .invalid is no one's", async () => {
+    // Before, a customer who signed up as simulator-maker@polder.invalid on a server started
+    // without the simulator was given that account, and its funding, by the simulator's first
+    // start (found by its email).
+    for (const email of ['simulator-maker@polder.invalid', 'Someone@Else.Invalid'])
+      expect(await signup(email, 'a long enough password')).toEqual({
+        status: 400,
+        json: { errorCode: 205, error: 'email is not a valid address' },
+      })
+    // Nor made by an admin (account create refuses it the same way).
+    await expect(
+      server.accounts.createAccount('simulator-taker@polder.invalid', 'a long enough password'),
+    ).rejects.toThrow('email is not a valid address')
+    // The exchange's own accounts are there, and only there.
+    await expect(
+      server.accounts.createAccount('house@example.com', 'a long enough password', 'exchange'),
+    ).rejects.toThrow('an account of the exchange has an address at .invalid')
   })
 })
 

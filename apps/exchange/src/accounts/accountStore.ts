@@ -53,6 +53,7 @@ export class AccountExistsError extends Error {
 // No white space, no control characters (a NUL, which PostgreSQL cannot store in text, made a
 // sign-up fail with a 500), one @.
 const emailPattern = /^[^\s@\p{Cc}]{1,64}@[^\s@\p{Cc}]{1,255}\.[^\s@\p{Cc}]{2,}$/u
+const apiKeyPattern = /^[0-9a-f]{64}$/
 export const passwordCharsMin = 10
 export const passwordCharsMax = 256
 
@@ -117,9 +118,24 @@ export class AccountStore {
     void timingEqualiserHash() // made before the first login asks for it
   }
 
-  async createAccount(email: string, password: string): Promise<Account> {
+  /**
+   * `exchanges` for the exchange's own accounts (the simulator's), whose addresses are at the
+   * reserved top-level domain `.invalid` (RFC 2606): a customer's address never is, so no one
+   * can sign up as one of them before the exchange makes it, and be given its funding.
+   */
+  async createAccount(
+    email: string,
+    password: string,
+    owner: 'customer' | 'exchange' = 'customer',
+  ): Promise<Account> {
     const normalised = email.trim().toLowerCase()
     if (!emailPattern.test(normalised)) throw new TypeError('email is not a valid address')
+    if ((owner === 'exchange') !== normalised.endsWith('.invalid'))
+      throw new TypeError(
+        owner === 'exchange'
+          ? 'an account of the exchange has an address at .invalid'
+          : 'email is not a valid address',
+      )
     // Characters, not UTF-16 code units: an emoji is one character, as a person counts it.
     const characters = [...password].length
     if (characters < passwordCharsMin || characters > passwordCharsMax) {
@@ -229,6 +245,9 @@ export class AccountStore {
   }
 
   async findApiKey(key: string): Promise<ApiKeyRecord | undefined> {
+    // Every key is 64 lowercase hexadecimal characters (createApiKey): anything else is no one's,
+    // and is not sent to the database (a NUL, which PostgreSQL cannot hold in text, failed there).
+    if (!apiKeyPattern.test(key)) return undefined
     const cached = this.#keyCache.get(key)
     if (cached !== undefined) return cached ?? undefined
     const [row] = await this.#driver.query<{

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream'
 import {
   type AuthenticateRequest,
   encodeWsMessage,
+  type ParsedWsRequest,
   type ProtocolErrorReply,
   protocolError,
   requestIdEcho,
@@ -56,6 +57,11 @@ export type WsDeps = {
  * two slices instead of after all of them (a connection waiting for its slice is let go at the
  * end of the turn when it is sent a reply: see WsConnection.#cork).
  */
+/** A request that failed unexpectedly, answered already (101, by its requestId): for the log. */
+export class RequestFailedError extends Error {
+  override name = 'RequestFailedError'
+}
+
 export class UncorkQueue {
   readonly #sliceConnections: number
   readonly #nextTurn: (run: () => void) => void
@@ -395,7 +401,22 @@ export class WsConnection {
       return
     }
     const request = parsed.data
+    try {
+      await this.#handle(request, fail, requestIdText)
+    } catch (error) {
+      // A fault past the checks (the storage, say): the client hears its request failed, by its
+      // action and requestId (a failed authenticate leaving no one authenticated, as any
+      // other), and the server's log gets the error.
+      fail(protocolError(101))
+      throw new RequestFailedError(`${request.action} failed`, { cause: error })
+    }
+  }
 
+  async #handle(
+    request: ParsedWsRequest,
+    fail: (reply: ProtocolErrorReply) => void,
+    requestIdText: string | undefined,
+  ): Promise<void> {
     switch (request.action) {
       case 'authenticate': {
         const authenticating = this.#authenticate(request, fail)
