@@ -47,15 +47,21 @@ export const hourFields = 6
  * so a value between two valid prices rounds to a price between them.
  */
 export function validPrice(units: number, tickUnits: number, pricePrecision: number): number {
-  let step = tickUnits
-  if (pricePrecision > 0) {
-    // More digits than the precision: round to the power of ten that leaves `pricePrecision`.
-    const digitsMax = 10 ** pricePrecision
-    let power = 1
-    while (units >= digitsMax * power) power *= 10
-    if (power > 1) step = lcm(power, tickUnits)
-  }
+  const step = priceStep(units, tickUnits, pricePrecision)
   return Math.max(tickUnits, Math.round(units / step) * step)
+}
+
+/**
+ * The distance between two neighbouring valid prices around `units`: the tick, or, where a
+ * price has more digits than `pricePrecision`, the power of ten that leaves that many (a multiple
+ * of the tick).
+ */
+export function priceStep(units: number, tickUnits: number, pricePrecision: number): number {
+  if (pricePrecision <= 0) return tickUnits
+  const digitsMax = 10 ** pricePrecision
+  let power = 1
+  while (units >= digitsMax * power) power *= 10
+  return power > 1 ? lcm(power, tickUnits) : tickUnits
 }
 
 function lcm(a: number, b: number): number {

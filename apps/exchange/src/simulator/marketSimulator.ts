@@ -5,6 +5,7 @@
 // exchange. Simulated accounts are ordinary accounts funded by journaled deposits.
 import { feeTier } from '@polder/catalogue'
 import type { MarketSpec, PlaceOrder } from '@polder/engine'
+import { priceStep, validPrice } from '../core/candleHistory.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import { newOrderId } from '../core/orderIds.ts'
 import { toLedgerUnits } from '../ledger/ledger.ts'
@@ -180,9 +181,10 @@ export class MarketSimulator {
     return this.#running
   }
 
+  /** The fair price as a price the market accepts (on the tick, within its precision). */
   #fairUnits(state: MarketState): number {
-    const tick = state.spec.tickUnits
-    return Math.max(tick, Math.round((state.fair * 10 ** state.spec.priceDecimals) / tick) * tick)
+    const { spec } = state
+    return validPrice(state.fair * 10 ** spec.priceDecimals, spec.tickUnits, spec.pricePrecision)
   }
 
   /**
@@ -208,16 +210,28 @@ export class MarketSimulator {
         market: spec.market,
       }),
     ]
-    const tick = spec.tickUnits
     const fairUnits = this.#fairUnits(state)
-    const minAmount = spec.minAmount
+    // Steps between valid prices, not ticks: above a power of ten a price keeps its
+    // `pricePrecision` significant digits (100,001 is no price where 5 are allowed).
+    const step = priceStep(fairUnits, spec.tickUnits, spec.pricePrecision)
     const halfSpreadTicks = 1 + Math.floor(random() * 3)
+    const lastPrice = { buy: Number.POSITIVE_INFINITY, sell: 0 }
     for (let level = 0; level < this.#options.levelsPerSide; level += 1) {
       for (const side of ['buy', 'sell'] as const) {
-        const offset = (halfSpreadTicks + level * (1 + Math.floor(random() * 3))) * tick
-        const price = side === 'buy' ? fairUnits - offset : fairUnits + offset
+        const offset = (halfSpreadTicks + level * (1 + Math.floor(random() * 3))) * step
+        const raw = side === 'buy' ? fairUnits - offset : fairUnits + offset
+        // A level just past a power of ten is rounded to that side's precision, and each level
+        // is beyond the one before it (the next valid price past it where the drawn offset,
+        // or the rounding, would put it on or inside that one).
+        let price = validPrice(raw, spec.tickUnits, spec.pricePrecision)
+        const before = lastPrice[side]
+        if (side === 'buy' && price >= before)
+          price = before - priceStep(before - 1, spec.tickUnits, spec.pricePrecision)
+        if (side === 'sell' && price <= before)
+          price = before + priceStep(before, spec.tickUnits, spec.pricePrecision)
         if (price < spec.minPrice || price > spec.maxPrice) continue
-        const amount = minAmount * (2 + Math.floor(random() * 20))
+        lastPrice[side] = price
+        const amount = minimumAmount(spec, price) * (2 + Math.floor(random() * 20))
         submitted.push(
           this.#submit(this.#order(spec.market, maker, side, 'limit', amount, price, fees, nowMs)),
         )
@@ -225,7 +239,9 @@ export class MarketSimulator {
     }
     if (random() < this.#options.takerProbability || trade) {
       const side = random() < 0.5 ? 'buy' : 'sell'
-      const amount = minAmount * (1 + Math.floor(random() * 5))
+      // Sized at a price a tenth below the fair one: a market order fills at the levels either
+      // side of it, and its worth must still reach the market's minimum.
+      const amount = minimumAmount(spec, fairUnits * 0.9) * (1 + Math.floor(random() * 5))
       const taker = this.#options.takerAccountId
       submitted.push(
         this.#submit(
@@ -266,4 +282,15 @@ export class MarketSimulator {
     await this.#service.submit(command)
     this.commandsSubmitted += 1
   }
+}
+
+/**
+ * The least amount of an order at `priceUnits` the market accepts: its minimum in the base
+ * asset, and enough to be worth its minimum in the quote asset (5 EUR) at that price. The base
+ * minimum alone is worth that only near the reference price: after a fall by half, the maker's
+ * smallest quotes were refused (217).
+ */
+function minimumAmount(spec: MarketSpec, priceUnits: number): number {
+  const worth = Math.max(1, Math.floor(priceUnits)) * spec.quotePerPriceBase
+  return Math.max(spec.minAmount, Math.ceil(spec.minQuote / worth))
 }
