@@ -501,7 +501,11 @@ export function registerExchangeActions(
         available: formatLedgerUnits(balance.available, decimalsOf(symbol)),
         inOrder: formatLedgerUnits(balance.inOrder, decimalsOf(symbol)),
       }))
-      return success(rows)
+      if (params.symbol !== undefined) return success(rows)
+      // Unfiltered, only the assets it shows as held (protocol: non-zero ones): the ledger's
+      // units are finer than an asset's decimals (a quote asset's remainder of a market buy by
+      // amountQuote, say), and a row of two zeros would list an asset the account cannot use.
+      return success(rows.filter((row) => /[1-9]/.test(row.available + row.inOrder)))
     })
     .register('privateCreateOrder', async (params, caller) => {
       const accountId = requireCaller(caller)

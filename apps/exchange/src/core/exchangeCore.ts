@@ -1173,6 +1173,8 @@ export class ExchangeCore {
     this.history.record(events)
     let pending: FillEvent[] = []
     const finalStatus = new Map<string, { orderId: string; market: string; timestamp: number }>()
+    /** Orders the command changed that stay open, as the command left them. */
+    const stillOpen = new Map<string, OrderState>()
     for (const event of events) {
       if (event.type === 'fill') pending.push(event)
       else if (event.type === 'trade') {
@@ -1181,16 +1183,21 @@ export class ExchangeCore {
         pending = []
       } else if (event.type === 'order') {
         const key = `${event.market} ${event.orderId}`
-        if (openStatuses.has(event.status)) finalStatus.delete(key)
-        else
+        if (openStatuses.has(event.status)) {
+          finalStatus.delete(key)
+          stillOpen.set(key, event)
+        } else {
+          stillOpen.delete(key)
           finalStatus.set(key, {
             orderId: event.orderId,
             market: event.market,
             timestamp: event.updated,
           })
+        }
       }
     }
     if (pending.length > 0) throw new LedgerInvariantError('fills without their trade')
+    for (const [key, order] of stillOpen) this.#trimHold(key, order)
     for (const [key, order] of finalStatus) {
       const hold = this.#holds.get(key)
       if (hold === undefined) continue
@@ -1205,6 +1212,37 @@ export class ExchangeCore {
       }
       this.#holds.delete(key)
     }
+  }
+
+  /**
+   * Gives back what an open order with a limit price holds beyond what its rest can still spend
+   * (`holdRequirement`, the bound an update sets too): after fills at a better price than its
+   * limit, or an amount taken off by self-trade prevention (decrementAndCancel), which before
+   * stayed held until the order closed. Only ever a release: a journal replayed from before
+   * this rule leaves more available at each step, never less, so every command in it is
+   * accepted again as it was.
+   */
+  #trimHold(key: string, order: OrderState): void {
+    if (order.price === null) return // a market order held by its band closes in its command
+    const hold = this.#holds.get(key)
+    const spec = this.engine.market(order.market)
+    if (hold === undefined || spec === null) return
+    const required = holdRequirement(
+      spec,
+      {
+        side: order.side,
+        orderType: order.orderType,
+        amountRemaining: order.amountRemaining,
+        amountQuoteRemaining: order.amountQuoteRemaining,
+        price: order.price,
+      },
+      hold.takerFeePpm,
+      this.#holdContext(order.market, order.disableMarketProtection),
+    )
+    const excess = hold.remaining - required
+    if (excess <= 0n) return
+    this.ledger.release(hold.accountId, hold.asset, excess, order.orderId, order.updated)
+    hold.remaining = required
   }
 
   #settleTrade(fills: readonly FillEvent[]): void {
