@@ -792,6 +792,9 @@ export async function createExchangeServer(
       // the staking days missed: no stake or unstake comes between them and their payout.
       await cancelOnDisconnect.tick()
       await stakingAccrual.tick()
+      // Before anyone can trade with them, and published at once: the books as they now are.
+      if (!config.simulator && (await withdrawSimulatedQuotes(accounts, service, listing, clock)))
+        await hub.flushBooks()
       await app.listen({ host: config.host, port: config.port })
       hub.start()
       simulator?.start()
@@ -893,6 +896,37 @@ async function simulatedAccount(accounts: AccountStore, email: string): Promise<
   return (await accounts.createAccount(email, randomBytes(24).toString('base64url'), 'exchange')).id
 }
 
+/**
+ * With the simulator off, its maker's quotes of an earlier run are cancelled (journaled, one
+ * command a market; whether there were any): left on the books at the prices of the day it stopped, with nothing to
+ * move them, they would trade with anyone at those prices. The simulator's next start quotes
+ * afresh anyway.
+ */
+async function withdrawSimulatedQuotes(
+  accounts: AccountStore,
+  service: ExchangeService,
+  listing: Listing,
+  clock: Clock,
+): Promise<boolean> {
+  const maker = await accounts.findAccountByEmail(simulatorMakerEmail)
+  if (maker === undefined) return false
+  const engine = service.core.engine
+  const cancels = listing.markets
+    .filter(({ market }) => engine.openOrders(market, maker.id).length > 0)
+    .map(({ market }) =>
+      service.submit({
+        type: 'cancelOrders',
+        timestamp: clock.nowMs(),
+        accountId: maker.id,
+        market,
+      }),
+    )
+  await Promise.all(cancels)
+  return cancels.length > 0
+}
+
+const simulatorMakerEmail = 'simulator-maker@polder.invalid'
+
 async function createSimulator(
   accounts: AccountStore,
   service: ExchangeService,
@@ -904,7 +938,7 @@ async function createSimulator(
     ...defaultSimulatorOptions,
     seed: config.seed,
     requoteIntervalMs: config.simulatorRequoteMs,
-    makerAccountId: await simulatedAccount(accounts, 'simulator-maker@polder.invalid'),
+    makerAccountId: await simulatedAccount(accounts, simulatorMakerEmail),
     takerAccountId: await simulatedAccount(accounts, 'simulator-taker@polder.invalid'),
     nowMs,
   })

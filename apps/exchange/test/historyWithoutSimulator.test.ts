@@ -1,5 +1,6 @@
 // The stored simulated candle history belongs to the data directory, not to the simulator: a
 // restart with --no-simulator loads it (and backfills nothing), so the charts keep their 60 days.
+// The simulator's quotes do not outlive it: that restart withdraws them.
 import { describe, expect, it } from 'vitest'
 import { serverProcesses } from './fixtures/serverProcess.ts'
 
@@ -31,9 +32,18 @@ describe('simulated history across a restart without the simulator', () => {
       expect(candles.length, market).toBeGreaterThanOrEqual(60)
       daily.set(market, candles)
     }
+
+    const quoted: Json = await get(`${first.url}/v2/BTC-EUR/book`)
+    expect(quoted.bids.length).toBeGreaterThan(0)
     await first.stop('SIGTERM')
 
     const second = await servers.startMain(['--no-simulator'], { LOG_LEVEL: 'warn' })
+    // The maker's quotes of the first start are withdrawn: nothing would move them.
+    for (const market of ['BTC-EUR', 'ETH-EUR'])
+      expect(await get(`${second.url}/v2/${market}/book`), market).toMatchObject({
+        bids: [],
+        asks: [],
+      })
     for (const market of ['BTC-EUR', 'ETH-EUR']) {
       const candles: Json[] = await chart(second.url, market)
       expect(candles.length, market).toBeGreaterThanOrEqual(60)
