@@ -57,6 +57,11 @@ export type WsDeps = {
  * two slices instead of after all of them (a connection waiting for its slice is let go at the
  * end of the turn when it is sent a reply: see WsConnection.#cork).
  */
+/** The request fields a WebSocket error reply echoes (protocol §6: "...echoed params"). */
+const echoedFields = ['market', 'orderId', 'clientOrderId'] as const
+/** Longer ones are not echoed: a reply does not carry back what a client could make it carry. */
+const echoedLengthMax = 64
+
 /** A request that failed unexpectedly, answered already (101, by its requestId): for the log. */
 export class RequestFailedError extends Error {
   override name = 'RequestFailedError'
@@ -359,9 +364,16 @@ export class WsConnection {
       // A failed authenticate leaves no one authenticated, whatever failed: a client switching
       // accounts must not go on trading as the first one. Its error reply says enough.
       if (action === 'authenticate') this.#forgetCaller()
-      // Like the live API, echo the request's market so a client can tell which one failed.
-      const market = typeof record.market === 'string' ? { market: record.market } : {}
-      this.send(encodeWsMessage({ action, ...market, ...reply.body }, requestIdText))
+      // Like the live API, echo the request's fields that name what it was about (its market,
+      // its order), so a client can tell which one failed: ccxt files the error of an order's
+      // update, cancel or read under its orderId, and without one fails every call waiting on
+      // the connection.
+      const echoed: Record<string, string> = {}
+      for (const field of echoedFields) {
+        const value = record[field]
+        if (typeof value === 'string' && value.length <= echoedLengthMax) echoed[field] = value
+      }
+      this.send(encodeWsMessage({ action, ...echoed, ...reply.body }, requestIdText))
     }
     if (accepted.success && requestIdText === undefined) {
       fail(protocolError(205, { param: 'requestId' }))
