@@ -64,6 +64,36 @@ function request(socket: RecordingSocket, fields: Record<string, unknown>): Prom
   return reply
 }
 
+/**
+ * Holds the answer of the first database lookup of `key` until released, as a pooled PostgreSQL
+ * connection can deliver it after a later update's; `restore` puts the storage back.
+ */
+function holdKeyLookup(key: string) {
+  const storage = server.storage as unknown as {
+    query: (text: string, params?: readonly SqlParam[]) => Promise<unknown[]>
+  }
+  const query = storage.query
+  const { reached, isReached, release, released } = checkpoint()
+  let holding = true
+  storage.query = async (text, params) => {
+    const rows = await query(text, params)
+    if (holding && text.includes('from api_keys where key') && params?.[0] === key) {
+      holding = false
+      reached()
+      await released
+    }
+    return rows
+  }
+  return {
+    isReached,
+    release,
+    restore: () => {
+      storage.query = query
+      release()
+    },
+  }
+}
+
 describe('races across await points', () => {
   it('sends no book event after its unsubscribed answer, even one held back for a getBook answer', async () => {
     const watcher = await openRecordingSocket(wsUrl)
@@ -163,36 +193,49 @@ describe('races across await points', () => {
     const trader = await createTrader(server, 'race-recache@example.com', { EUR: '100' })
     // As a pooled PostgreSQL connection can deliver it: the key's row is read before the
     // revocation's update, and that answer arrives after the update's.
-    const storage = server.storage as unknown as {
-      query: (text: string, params?: readonly SqlParam[]) => Promise<unknown[]>
-    }
-    const query = storage.query
-    const { reached, isReached, release, released } = checkpoint()
-    let holding = true
-    storage.query = async (text, params) => {
-      const rows = await query(text, params)
-      if (holding && text.includes('from api_keys where key') && params?.[0] === trader.key) {
-        holding = false
-        reached()
-        await released
-      }
-      return rows
-    }
+    const lookup = holdKeyLookup(trader.key)
     try {
       const inFlight = signedRequest(baseUrl, trader, 'GET', '/v2/balance')
-      await isReached
+      await lookup.isReached
       await server.accounts.revokeApiKey(trader.key)
-      release()
+      lookup.release()
       await inFlight // began before the revocation: either answer is fair
     } finally {
-      storage.query = query
-      release()
+      lookup.restore()
     }
     // Asked after the revocation was done and told to every listener: the store (which a
     // WebSocket authenticate asks too) and a signed request.
     expect(await server.accounts.findApiKey(trader.key)).toMatchObject({ revoked: true })
     const after = await signedRequest(baseUrl, trader, 'GET', '/v2/balance')
     expect(after.json).toMatchObject({ errorCode: 305 })
+  })
+
+  it('creates no savings plan with a key revoked while its lookup was on its way back', async () => {
+    const trader = await createTrader(server, 'race-web-key@example.com', { EUR: '1000' })
+    // As above, but on the web API, which checked the key once only.
+    const lookup = holdKeyLookup(trader.key)
+    let created: { status: number; json: Json }
+    try {
+      const creating = signedRequest(baseUrl, trader, 'POST', '/exchange/savings-plans/v1', {
+        body: {
+          asset: 'BTC',
+          amount: '25',
+          frequency: 'WEEKLY',
+          startDate: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
+        },
+      })
+      await lookup.isReached
+      await server.accounts.revokeApiKey(trader.key)
+      lookup.release()
+      created = await creating
+    } finally {
+      lookup.restore()
+    }
+    expect({
+      status: created.status,
+      errorCode: created.json.errorCode,
+      plans: server.service.core.savingsPlansOf(trader.accountId).length,
+    }).toEqual({ status: 403, errorCode: 305, plans: 0 })
   })
 
   it('places no REST order once its key’s revocation is done', async () => {
