@@ -195,4 +195,23 @@ describe('market data at the edges of its windows', () => {
     expect(tickers()).toHaveLength(before + 1)
     ws.socket.close()
   })
+
+  it('the 24h ticker of a quiet market is not pushed again unchanged at the next minute', async () => {
+    // protocol.md line 567: ticker24h "contains only the tickers that changed". The figures
+    // sent on subscribing count as sent: before, the next minute pushed them again.
+    nowMs = t0 + 6 * dayMs // nothing traded within a day of it
+    const ws = await openSocket()
+    ws.socket.send(
+      JSON.stringify({
+        action: 'subscribe',
+        channels: [{ name: 'ticker24h', markets: ['ETH-EUR'] }],
+      }),
+    )
+    const tickers = () => ws.received.filter((m) => m.event === 'ticker24h')
+    await expect.poll(() => tickers().length).toBe(1) // the push on subscribing
+    nowMs += minuteMs // a minute on; nothing traded, nothing changed
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    expect(tickers()).toHaveLength(1)
+    ws.socket.close()
+  })
 })

@@ -63,7 +63,7 @@ export class Order {
   triggerAmount = 0
   triggerType: TriggerType | null = null
   triggerReference: TriggerReference | null = null
-  /** The reference price that fired the trigger; 0 while waiting (shown as triggerAmount). */
+  /** The reference price that fired the trigger; 0 while waiting. */
   triggerPrice = 0
   /** Cancel-on-disconnect group; 0: none. */
   codGroupId = 0
@@ -198,10 +198,7 @@ function stateLiteral<T extends 'order' | undefined>(order: Order, feeCurrency: 
     triggerAmount: trigger ? order.triggerAmount : null,
     triggerType: trigger ? order.triggerType : null,
     triggerReference: trigger ? order.triggerReference : null,
-    // The price the trigger is set at while it waits (the live API's "price calculated using
-    // triggerAmount and triggerType"; clients read it as the order's trigger price), the
-    // reference price that fired it once it has.
-    triggerPrice: trigger ? order.triggerPrice || order.triggerAmount : null,
+    triggerPrice: trigger && order.triggerPrice !== 0 ? order.triggerPrice : null,
     filledAmount: order.filledAmount,
     filledAmountQuote: order.filledAmountQuote,
     feePaid: order.feePaid,

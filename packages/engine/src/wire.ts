@@ -203,7 +203,12 @@ export function orderToWire(spec: MarketSpec, state: OrderState): Record<string,
     wire.triggerType = state.triggerType
     wire.triggerReference = state.triggerReference
   }
-  if (state.triggerPrice !== null) wire.triggerPrice = formatPrice(spec, state.triggerPrice)
+  // While the trigger waits, the price it is set at (the live API's "price calculated using
+  // triggerAmount and triggerType"; clients such as ccxt read it as the order's trigger price);
+  // once fired, the reference price that fired it. Only on the wire: the state keeps null until
+  // then, as its snapshot does.
+  const triggerPrice = state.triggerPrice ?? state.triggerAmount
+  if (triggerPrice !== null) wire.triggerPrice = formatPrice(spec, triggerPrice)
   wire.filledAmount = formatAmount(spec, state.filledAmount)
   wire.filledAmountQuote = formatQuote(spec, state.filledAmountQuote)
   wire.feePaid = formatQuote(spec, state.feePaid)

@@ -19,7 +19,7 @@ import {
 } from '@polder/engine'
 import { errorCatalogue, isErrorCode, protocolError } from '@polder/protocol'
 import type { AccountStore } from '../accounts/accountStore.ts'
-import type { CoreOutcome, StakingReward } from '../core/exchangeCore.ts'
+import type { CoreOutcome, CoreUpdateOrder, StakingReward } from '../core/exchangeCore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import type { CandleInterval } from '../core/marketStats.ts'
 import {
@@ -540,10 +540,11 @@ export function registerExchangeActions(
       })
       if ('ok' in fromWire) return refused(fromWire)
       // Our order ids are lower case; the protocol allows either (as coreOrder reads them).
-      const command =
-        fromWire.orderId === undefined
-          ? fromWire
-          : { ...fromWire, orderId: fromWire.orderId.toLowerCase() }
+      const command: CoreUpdateOrder = {
+        ...fromWire,
+        ...(fromWire.orderId === undefined ? {} : { orderId: fromWire.orderId.toLowerCase() }),
+        holdRules: 2,
+      }
       const orderId = coreOrder(spec.market, accountId, params)?.state.orderId
       const submitted = service.submit(command)
       // The order as this update left it, read as it is applied (submit applies before its first

@@ -160,10 +160,16 @@ export class MarketDataHub {
     }
   }
 
-  /** The `ticker24h` event for one market, serialised once for all its subscribers. */
+  /**
+   * The `ticker24h` event for one market, as a new subscriber is sent it. Its figures count as
+   * sent when none were before: the next minute pushes them only if they changed.
+   */
   ticker24hMessage(market: string): string | undefined {
     const entry = this.#ticker24hEntry(market)
-    return entry === undefined ? undefined : JSON.stringify({ event: 'ticker24h', data: [entry] })
+    if (entry === undefined) return undefined
+    if (!this.#tickerFiguresSent.has(market))
+      this.#tickerFiguresSent.set(market, figuresText(entry))
+    return JSON.stringify({ event: 'ticker24h', data: [entry] })
   }
 
   #ticker24hEntry(market: string): Record<string, unknown> | undefined {
@@ -200,11 +206,10 @@ export class MarketDataHub {
       }
       const entry = this.#ticker24hEntry(market)
       if (entry === undefined) continue
-      const { timestamp: _now, startTimestamp: _start, ...figures } = entry
-      const figuresText = JSON.stringify(figures)
-      if (!this.#tickerChanged.has(market) && this.#tickerFiguresSent.get(market) === figuresText)
+      const figures = figuresText(entry)
+      if (!this.#tickerChanged.has(market) && this.#tickerFiguresSent.get(market) === figures)
         continue
-      this.#tickerFiguresSent.set(market, figuresText)
+      this.#tickerFiguresSent.set(market, figures)
       this.#toChannel('ticker24h', market, JSON.stringify({ event: 'ticker24h', data: [entry] }))
     }
     this.#tickerChanged.clear()
@@ -411,4 +416,10 @@ function tickerToWire(
     bestAskSize: size(ticker.bestAskSize),
     lastPrice: price(ticker.lastPrice),
   }
+}
+
+/** A 24-hour ticker's figures, but the time it was read at: what tells that it changed. */
+function figuresText(entry: Record<string, unknown>): string {
+  const { timestamp: _now, startTimestamp: _start, ...figures } = entry
+  return JSON.stringify(figures)
 }

@@ -282,11 +282,19 @@ export type CancelExpiredGroup = {
 /** A running cancel-on-disconnect countdown. */
 export type CancelDeadline = { accountId: number; codGroupId: number; expiresAtMs: number }
 
+/**
+ * An order update as the core takes it. `holdRules` 2 (every update made now): the order's new
+ * hold counts what its fills so far paid against the fee of its filled total and its rest (see
+ * holdRequirement). Without it, as journaled before: the fee of the rest alone, so that a replay
+ * accepts every update it accepted then.
+ */
+export type CoreUpdateOrder = UpdateOrder & { readonly holdRules?: 2 }
+
 export type CoreCommand =
   | AddMarket
   | SetMarketStatus
   | PlaceOrder
-  | UpdateOrder
+  | CoreUpdateOrder
   | CancelOrder
   | CancelOrders
   | FlushBook
@@ -309,7 +317,13 @@ export type CoreOutcome =
   | { ok: false; errorCode: number; error: string }
 
 /** Funds held for one open order. */
-type Hold = { accountId: number; asset: string; remaining: bigint; takerFeePpm: number }
+type Hold = {
+  accountId: number
+  asset: string
+  remaining: bigint
+  /** The highest fee rate its fills can pay (the larger of its maker and taker rates). */
+  feePpm: number
+}
 
 type OrderShape = {
   side: Side
@@ -317,6 +331,9 @@ type OrderShape = {
   amountRemaining: number | null
   amountQuoteRemaining: number | null
   price: number | null
+  /** What it has filled and paid in fees so far (0 for a new order). */
+  filledAmountQuote?: number
+  feePaid?: number
 }
 
 const openStatuses = new Set(['new', 'partiallyFilled', 'awaitingTrigger'])
@@ -345,13 +362,13 @@ export type HoldContext = { bestBid: number; bestAsk: number; disableMarketProte
  *   disabled, or for stopLoss/takeProfit orders that fire later at a price unknown now, only the
  *   market's maxPrice (buys) or minPrice (sells by amountQuote) bound it;
  * - a market order facing an empty side cannot trade, and holds nothing.
- * The fee is the taker rate on the bounding notional; the engine charges fees so that an
- * order's fees never exceed the fee of its total, so the bound holds across many fills.
+ * The fee is the higher of the order's rates on the bounding notional, with what its fills so
+ * far paid counted against the fee of the filled total and the rest together (see quoteWithFee).
  */
 export function holdRequirement(
   spec: MarketSpec,
   order: OrderShape,
-  takerFeePpm: number,
+  feePpm: number,
   context: HoldContext,
 ): bigint {
   const isMarket = order.orderType === 'market'
@@ -369,11 +386,16 @@ export function holdRequirement(
     const baseUnits = (quoteUnits + perBaseUnit - 1n) / perBaseUnit
     return toLedgerUnits(baseUnits, spec.quantityDecimals)
   }
-  const quoteWithFee = (quoteUnits: number): bigint =>
-    toLedgerUnits(
-      quoteUnits + feeFor(quoteUnits, takerFeePpm, spec.quotePerNotional),
-      spec.quoteDecimals,
-    )
+  // The engine charges each fill what brings the order's fees to the fee of its filled total
+  // (capped at the fill's own notional): the rest can owe up to the fee of the whole less what
+  // was paid, which is more than the fee of the rest alone when an earlier fill paid less (a
+  // capped dust fill, a fill at a lower rate).
+  const filled = order.filledAmountQuote ?? 0
+  const paid = order.feePaid ?? 0
+  const quoteWithFee = (quoteUnits: number): bigint => {
+    const fee = feeFor(filled + quoteUnits, feePpm, spec.quotePerNotional) - paid
+    return toLedgerUnits(quoteUnits + Math.max(0, fee), spec.quoteDecimals)
+  }
   if (order.amountRemaining === null) return quoteWithFee(order.amountQuoteRemaining ?? 0)
   if (isMarket && context.bestAsk === 0) return 0n
   const price =
@@ -391,7 +413,7 @@ export type CoreSnapshot = {
   ledger: LedgerSnapshot
   /** An array when read back; an ArrayView when captured (see `snapshot`). */
   holds: Iterable<
-    [key: string, accountId: number, asset: string, remaining: string, takerFeePpm: number]
+    [key: string, accountId: number, asset: string, remaining: string, feePpm: number]
   >
   history: OrderHistorySnapshot
   stats: MarketStatsSnapshot
@@ -487,8 +509,8 @@ export class ExchangeCore {
       this.pendingWithdrawals.set(withdrawal.reference, withdrawal)
     for (const deadline of snapshot?.cancelDeadlines ?? [])
       this.cancelDeadlines.set(groupKey(deadline.accountId, deadline.codGroupId), deadline)
-    for (const [key, accountId, asset, remaining, takerFeePpm] of snapshot?.holds ?? []) {
-      this.#holds.set(key, { accountId, asset, remaining: BigInt(remaining), takerFeePpm })
+    for (const [key, accountId, asset, remaining, feePpm] of snapshot?.holds ?? []) {
+      this.#holds.set(key, { accountId, asset, remaining: BigInt(remaining), feePpm })
     }
   }
 
@@ -518,7 +540,7 @@ export class ExchangeCore {
 
   /** The holds as of now, in flat arrays (one per open order: thousands), written later. */
   #captureHolds(): ArrayView<
-    [key: string, accountId: number, asset: string, remaining: string, takerFeePpm: number]
+    [key: string, accountId: number, asset: string, remaining: string, feePpm: number]
   > {
     const count = this.#holds.size
     const keys = new Array<string>(count)
@@ -537,7 +559,7 @@ export class ExchangeCore {
       holds[at]!.accountId,
       holds[at]!.asset,
       remaining[at]!.toString(),
-      holds[at]!.takerFeePpm,
+      holds[at]!.feePpm,
     ])
   }
 
@@ -1078,7 +1100,7 @@ export class ExchangeCore {
           amountQuoteRemaining: command.amountQuote ?? null,
           price: command.price ?? null,
         },
-        command.takerFeePpm,
+        Math.max(command.makerFeePpm, command.takerFeePpm),
         this.#holdContext(command.market, command.disableMarketProtection === true),
       )
       need = required
@@ -1095,13 +1117,13 @@ export class ExchangeCore {
       accountId: command.accountId,
       asset,
       remaining: need,
-      takerFeePpm: command.takerFeePpm,
+      feePpm: Math.max(command.makerFeePpm, command.takerFeePpm),
     })
     this.#settle(events)
     return { ok: true, events }
   }
 
-  #update(command: UpdateOrder): CoreOutcome {
+  #update(command: CoreUpdateOrder): CoreOutcome {
     const spec = this.engine.market(command.market)
     const current = spec && this.#findOpenOrder(command)
     let delta = 0n
@@ -1127,8 +1149,11 @@ export class ExchangeCore {
           amountRemaining,
           amountQuoteRemaining,
           price: command.price ?? current.price,
+          ...(command.holdRules === 2
+            ? { filledAmountQuote: current.filledAmountQuote, feePaid: current.feePaid }
+            : {}),
         },
-        hold.takerFeePpm,
+        hold.feePpm,
         this.#holdContext(command.market, current.disableMarketProtection),
       )
       delta = required - hold.remaining
@@ -1235,8 +1260,10 @@ export class ExchangeCore {
         amountRemaining: order.amountRemaining,
         amountQuoteRemaining: order.amountQuoteRemaining,
         price: order.price,
+        filledAmountQuote: order.filledAmountQuote,
+        feePaid: order.feePaid,
       },
-      hold.takerFeePpm,
+      hold.feePpm,
       this.#holdContext(order.market, order.disableMarketProtection),
     )
     const excess = hold.remaining - required

@@ -1,0 +1,171 @@
+// What an open order holds covers every fill it can still make, as the engine charges them: each
+// fill pays what brings the order's fees to the fee of its filled total (capped at the fill's own
+// notional), so a rest can owe more than the fee of the rest alone when an earlier fill paid
+// less (a dust fill whose fee was capped, maker fills before an update that makes it a taker).
+// Held too little, such a fill would spend more than held and halt the exchange.
+import { type MarketConfig, orderToWire, type PlaceOrder } from '@polder/engine'
+import { describe, expect, it } from 'vitest'
+import { type CoreCommand, ExchangeCore } from '../src/core/exchangeCore.ts'
+import { toLedgerUnits } from '../src/ledger/ledger.ts'
+
+const btcEur: MarketConfig = {
+  market: 'BTC-EUR',
+  base: 'BTC',
+  quote: 'EUR',
+  tickSize: '1',
+  quantityDecimals: 8,
+  notionalDecimals: 2,
+  pricePrecision: 0,
+  minOrderInBaseAsset: '0.0001',
+  maxOrderInBaseAsset: '50',
+  minOrderInQuoteAsset: '5',
+  maxOrderInQuoteAsset: '1000000',
+  maxPrice: '1000000',
+}
+const eur = (euros: number) => toLedgerUnits(Math.round(euros * 100), 2)
+const btc = (amount: number) => toLedgerUnits(Math.round(amount * 1e8), 8)
+const sats = (amount: number) => Math.round(amount * 1e8)
+
+function coreWithMarket(): ExchangeCore {
+  const core = new ExchangeCore()
+  expect(core.apply({ type: 'addMarket', timestamp: 0, config: btcEur }).ok).toBe(true)
+  return core
+}
+function deposit(core: ExchangeCore, accountId: number, asset: string, amount: bigint): void {
+  const outcome = core.apply({
+    type: 'deposit',
+    timestamp: 1,
+    accountId,
+    asset,
+    amount: amount.toString(),
+    reference: `d${accountId}${asset}${amount}`,
+  })
+  expect(outcome.ok).toBe(true)
+}
+let seq = 0
+function order(accountId: number, fields: Partial<PlaceOrder>): PlaceOrder {
+  seq += 1
+  return {
+    type: 'placeOrder',
+    timestamp: 1_000 + seq,
+    market: 'BTC-EUR',
+    orderId: `o${seq}`,
+    accountId,
+    side: 'buy',
+    orderType: 'limit',
+    makerFeePpm: 1_500,
+    takerFeePpm: 2_500,
+    ...fields,
+  }
+}
+
+describe('the hold of an open order', () => {
+  it('covers the taker fills of an update that makes a rest partly filled as maker cross', () => {
+    const core = coreWithMarket()
+    deposit(core, 1, 'EUR', eur(100_000))
+    deposit(core, 2, 'BTC', btc(10))
+    const buy = order(1, { price: 50_000, amount: sats(1) })
+    expect(core.apply(buy).ok).toBe(true)
+    expect(core.apply(order(2, { side: 'sell', price: 50_000, amount: sats(0.5) })).ok).toBe(true)
+    expect(core.apply(order(2, { side: 'sell', price: 51_000, amount: sats(1) })).ok).toBe(true)
+    // Crossing at 51,000, the engine charges the taker rate on the whole filled total less what
+    // the maker fill paid: more than the taker fee of the rest alone.
+    const update: CoreCommand = {
+      type: 'updateOrder',
+      timestamp: 5_000,
+      market: 'BTC-EUR',
+      accountId: 1,
+      orderId: buy.orderId,
+      price: 51_000,
+      holdRules: 2,
+    }
+    expect(() => core.apply(update)).not.toThrow()
+    // Filled: nothing open, nothing held.
+    expect(core.engine.openOrders('BTC-EUR', 1)).toEqual([])
+    expect(core.heldFor('BTC-EUR', buy.orderId)).toBe(0n)
+    core.ledger.checkInvariant()
+  })
+
+  it('replays an update journaled before with the hold it had then (the fee of the rest)', () => {
+    const core = coreWithMarket()
+    deposit(core, 1, 'EUR', eur(100_000))
+    deposit(core, 2, 'BTC', btc(10))
+    const buy = order(1, { price: 50_000, amount: sats(1) })
+    expect(core.apply(buy).ok).toBe(true)
+    expect(core.apply(order(2, { side: 'sell', price: 50_000, amount: sats(0.5) })).ok).toBe(true)
+    const update: CoreCommand = {
+      type: 'updateOrder',
+      timestamp: 5_000,
+      market: 'BTC-EUR',
+      accountId: 1,
+      orderId: buy.orderId,
+      price: 49_000,
+    }
+    expect(core.apply(update).ok).toBe(true)
+    // 0.5 × 49,000 = 24,500 EUR and 0.25% of it: 24,561.25.
+    expect(core.heldFor('BTC-EUR', buy.orderId)).toBe(eur(24_561.25))
+  })
+
+  it('covers the later fills of a rest whose earlier dust fill paid a capped fee', () => {
+    const core = coreWithMarket()
+    deposit(core, 1, 'EUR', eur(100_000))
+    deposit(core, 2, 'BTC', btc(10))
+    deposit(core, 3, 'EUR', eur(100_000))
+    // Equal maker and taker rates, which the core accepts (the catalogue's tiers keep maker
+    // below taker, which hid it): 1 satoshi at 50,000 pays 0.0005 EUR of a 0.01 EUR fee step.
+    const rates = { makerFeePpm: 2_500, takerFeePpm: 2_500 }
+    expect(core.apply(order(2, { side: 'sell', price: 50_000, amount: 10_001, ...rates })).ok).toBe(
+      true,
+    )
+    expect(core.apply(order(3, { side: 'buy', price: 50_000, amount: 10_000, ...rates })).ok).toBe(
+      true,
+    )
+    const buy = order(1, { side: 'buy', price: 50_000, amount: 1_000_001, ...rates })
+    expect(core.apply(buy).ok).toBe(true)
+    const sell = order(2, { side: 'sell', price: 50_000, amount: 1_000_000, ...rates })
+    expect(() => core.apply(sell)).not.toThrow()
+    // Filled: nothing open, nothing held.
+    expect(core.engine.openOrders('BTC-EUR', 1)).toEqual([])
+    expect(core.heldFor('BTC-EUR', buy.orderId)).toBe(0n)
+    core.ledger.checkInvariant()
+  })
+})
+
+describe('a stop order waiting for its trigger', () => {
+  it('shows triggerPrice on the wire, and its state restores from a snapshot the same', () => {
+    const live = coreWithMarket()
+    deposit(live, 1, 'EUR', eur(100_000))
+    const stop = order(1, {
+      side: 'buy',
+      orderType: 'stopLossLimit',
+      price: 60_000,
+      amount: sats(0.01),
+      triggerAmount: 55_000,
+      triggerType: 'price',
+      triggerReference: 'lastTrade',
+    })
+    expect(live.apply(stop).ok).toBe(true)
+    const restored = new ExchangeCore(JSON.parse(JSON.stringify(live.snapshot())))
+    const update: CoreCommand = {
+      type: 'updateOrder',
+      timestamp: 9_000,
+      market: 'BTC-EUR',
+      accountId: 1,
+      orderId: stop.orderId,
+      triggerAmount: 56_000,
+      holdRules: 2,
+    }
+    expect(live.apply(update).ok).toBe(true)
+    expect(restored.apply(update).ok).toBe(true)
+    const spec = live.engine.market('BTC-EUR')!
+    for (const core of [live, restored])
+      expect(orderToWire(spec, core.engine.getOrder('BTC-EUR', stop.orderId)!)).toMatchObject({
+        status: 'awaitingTrigger',
+        triggerAmount: '56000',
+        triggerPrice: '56000',
+      })
+    // Before, the wire's figure was kept in the state, and the snapshot's read back as the
+    // price that fired it: the restored core kept 55,000.
+    expect(JSON.stringify(restored.snapshot())).toBe(JSON.stringify(live.snapshot()))
+  })
+})
