@@ -1,64 +1,18 @@
-import type { MarketConfig, PlaceOrder } from '@polder/engine'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { type CoreCommand, ExchangeCore } from '../src/core/exchangeCore.ts'
 import { OrderHistory } from '../src/core/orderHistory.ts'
 import { stringifyInSlices } from '../src/core/stringifyInSlices.ts'
 import { toLedgerUnits } from '../src/ledger/ledger.ts'
-
-const btcEur: MarketConfig = {
-  market: 'BTC-EUR',
-  base: 'BTC',
-  quote: 'EUR',
-  tickSize: '1',
-  quantityDecimals: 8,
-  notionalDecimals: 2,
-  pricePrecision: 0,
-  minOrderInBaseAsset: '0.0001',
-  maxOrderInBaseAsset: '50',
-  minOrderInQuoteAsset: '5',
-  maxOrderInQuoteAsset: '1000000',
-  maxPrice: '1000000',
-}
-
-const eur = (euros: number) => toLedgerUnits(Math.round(euros * 100), 2)
-const btc = (amount: number) => toLedgerUnits(Math.round(amount * 1e8), 8)
-const sats = (amount: number) => Math.round(amount * 1e8)
-
-function coreWithMarket(): ExchangeCore {
-  const core = new ExchangeCore()
-  expect(core.apply({ type: 'addMarket', timestamp: 0, config: btcEur }).ok).toBe(true)
-  return core
-}
-
-function deposit(core: ExchangeCore, accountId: number, asset: string, amount: bigint): void {
-  const outcome = core.apply({
-    type: 'deposit',
-    timestamp: 1,
-    accountId,
-    asset,
-    amount: amount.toString(),
-    reference: `d${accountId}${asset}`,
-  })
-  expect(outcome.ok).toBe(true)
-}
-
-let orderSeq = 0
-function order(accountId: number, fields: Partial<PlaceOrder>): PlaceOrder {
-  orderSeq += 1
-  return {
-    type: 'placeOrder',
-    timestamp: 1_000 + orderSeq,
-    market: 'BTC-EUR',
-    orderId: `o${orderSeq}`,
-    accountId,
-    side: 'buy',
-    orderType: 'limit',
-    makerFeePpm: 1_500,
-    takerFeePpm: 2_500,
-    ...fields,
-  }
-}
+import {
+  btc,
+  btcEur,
+  coreWithMarket,
+  deposit,
+  eur,
+  order,
+  sats,
+} from './fixtures/coreWithMarket.ts'
 
 /** Every order of an account in a market, as `OrderHistory.ordersIn` lists them. */
 const allOrders = { startMs: 0, endMs: Number.MAX_SAFE_INTEGER, limit: Number.MAX_SAFE_INTEGER }

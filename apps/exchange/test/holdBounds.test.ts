@@ -3,82 +3,42 @@
 // notional), so a rest can owe more than the fee of the rest alone when an earlier fill paid
 // less (a dust fill whose fee was capped, maker fills before an update that makes it a taker).
 // Held too little, such a fill would spend more than held and halt the exchange.
-import { type MarketConfig, orderToWire, type PlaceOrder } from '@polder/engine'
+import { orderToWire } from '@polder/engine'
 import { describe, expect, it } from 'vitest'
 import { type CoreCommand, ExchangeCore } from '../src/core/exchangeCore.ts'
-import { toLedgerUnits } from '../src/ledger/ledger.ts'
+import { btc, coreWithMarket, deposit, eur, order, sats } from './fixtures/coreWithMarket.ts'
 
-const btcEur: MarketConfig = {
-  market: 'BTC-EUR',
-  base: 'BTC',
-  quote: 'EUR',
-  tickSize: '1',
-  quantityDecimals: 8,
-  notionalDecimals: 2,
-  pricePrecision: 0,
-  minOrderInBaseAsset: '0.0001',
-  maxOrderInBaseAsset: '50',
-  minOrderInQuoteAsset: '5',
-  maxOrderInQuoteAsset: '1000000',
-  maxPrice: '1000000',
+/** A limit buy of 1 BTC at 50,000 (account 1), half of it filled as maker. */
+function restFilledHalfAsMaker() {
+  const core = coreWithMarket()
+  deposit(core, 1, 'EUR', eur(100_000))
+  deposit(core, 2, 'BTC', btc(10))
+  const buy = order(1, { price: 50_000, amount: sats(1) })
+  expect(core.apply(buy).ok).toBe(true)
+  expect(core.apply(order(2, { side: 'sell', price: 50_000, amount: sats(0.5) })).ok).toBe(true)
+  return { core, buy }
 }
-const eur = (euros: number) => toLedgerUnits(Math.round(euros * 100), 2)
-const btc = (amount: number) => toLedgerUnits(Math.round(amount * 1e8), 8)
-const sats = (amount: number) => Math.round(amount * 1e8)
 
-function coreWithMarket(): ExchangeCore {
-  const core = new ExchangeCore()
-  expect(core.apply({ type: 'addMarket', timestamp: 0, config: btcEur }).ok).toBe(true)
-  return core
-}
-function deposit(core: ExchangeCore, accountId: number, asset: string, amount: bigint): void {
-  const outcome = core.apply({
-    type: 'deposit',
-    timestamp: 1,
-    accountId,
-    asset,
-    amount: amount.toString(),
-    reference: `d${accountId}${asset}${amount}`,
-  })
-  expect(outcome.ok).toBe(true)
-}
-let seq = 0
-function order(accountId: number, fields: Partial<PlaceOrder>): PlaceOrder {
-  seq += 1
+/** Account 1's update of `orderId` to `price`; `holdRules` as made now, or none as before. */
+function priceUpdate(orderId: string, price: number, rules: { holdRules?: 2 }): CoreCommand {
   return {
-    type: 'placeOrder',
-    timestamp: 1_000 + seq,
+    type: 'updateOrder',
+    timestamp: 5_000,
     market: 'BTC-EUR',
-    orderId: `o${seq}`,
-    accountId,
-    side: 'buy',
-    orderType: 'limit',
-    makerFeePpm: 1_500,
-    takerFeePpm: 2_500,
-    ...fields,
+    accountId: 1,
+    orderId,
+    price,
+    ...rules,
   }
 }
 
 describe('the hold of an open order', () => {
   it('covers the taker fills of an update that makes a rest partly filled as maker cross', () => {
-    const core = coreWithMarket()
-    deposit(core, 1, 'EUR', eur(100_000))
-    deposit(core, 2, 'BTC', btc(10))
-    const buy = order(1, { price: 50_000, amount: sats(1) })
-    expect(core.apply(buy).ok).toBe(true)
-    expect(core.apply(order(2, { side: 'sell', price: 50_000, amount: sats(0.5) })).ok).toBe(true)
+    const { core, buy } = restFilledHalfAsMaker()
     expect(core.apply(order(2, { side: 'sell', price: 51_000, amount: sats(1) })).ok).toBe(true)
     // Crossing at 51,000, the engine charges the taker rate on the whole filled total less what
     // the maker fill paid: more than the taker fee of the rest alone.
-    const update: CoreCommand = {
-      type: 'updateOrder',
-      timestamp: 5_000,
-      market: 'BTC-EUR',
-      accountId: 1,
-      orderId: buy.orderId,
-      price: 51_000,
-      holdRules: 2,
-    }
+    const update = priceUpdate(buy.orderId, 51_000, { holdRules: 2 })
     expect(() => core.apply(update)).not.toThrow()
     // Filled: nothing open, nothing held.
     expect(core.engine.openOrders('BTC-EUR', 1)).toEqual([])
@@ -87,20 +47,8 @@ describe('the hold of an open order', () => {
   })
 
   it('replays an update journaled before with the hold it had then (the fee of the rest)', () => {
-    const core = coreWithMarket()
-    deposit(core, 1, 'EUR', eur(100_000))
-    deposit(core, 2, 'BTC', btc(10))
-    const buy = order(1, { price: 50_000, amount: sats(1) })
-    expect(core.apply(buy).ok).toBe(true)
-    expect(core.apply(order(2, { side: 'sell', price: 50_000, amount: sats(0.5) })).ok).toBe(true)
-    const update: CoreCommand = {
-      type: 'updateOrder',
-      timestamp: 5_000,
-      market: 'BTC-EUR',
-      accountId: 1,
-      orderId: buy.orderId,
-      price: 49_000,
-    }
+    const { core, buy } = restFilledHalfAsMaker()
+    const update = priceUpdate(buy.orderId, 49_000, {})
     expect(core.apply(update).ok).toBe(true)
     // 0.5 × 49,000 = 24,500 EUR and 0.25% of it: 24,561.25.
     expect(core.heldFor('BTC-EUR', buy.orderId)).toBe(eur(24_561.25))
