@@ -337,6 +337,7 @@ type OrderShape = {
 }
 
 const openStatuses = new Set(['new', 'partiallyFilled', 'awaitingTrigger'])
+const noHoldContext: HoldContext = { bestBid: 0, bestAsk: 0, disableMarketProtection: false }
 
 function isCodGroupId(value: number): boolean {
   return Number.isInteger(value) && value >= 1 && value <= 1000
@@ -1199,7 +1200,7 @@ export class ExchangeCore {
     let pending: FillEvent[] = []
     const finalStatus = new Map<string, { orderId: string; market: string; timestamp: number }>()
     /** Orders the command changed that stay open, as the command left them. */
-    const stillOpen = new Map<string, OrderState>()
+    let stillOpen: Map<string, OrderState> | undefined // made for the first such order only
     for (const event of events) {
       if (event.type === 'fill') pending.push(event)
       else if (event.type === 'trade') {
@@ -1210,9 +1211,10 @@ export class ExchangeCore {
         const key = `${event.market} ${event.orderId}`
         if (openStatuses.has(event.status)) {
           finalStatus.delete(key)
+          stillOpen ??= new Map()
           stillOpen.set(key, event)
         } else {
-          stillOpen.delete(key)
+          stillOpen?.delete(key)
           finalStatus.set(key, {
             orderId: event.orderId,
             market: event.market,
@@ -1222,7 +1224,7 @@ export class ExchangeCore {
       }
     }
     if (pending.length > 0) throw new LedgerInvariantError('fills without their trade')
-    for (const [key, order] of stillOpen) this.#trimHold(key, order)
+    if (stillOpen !== undefined) for (const [key, order] of stillOpen) this.#trimHold(key, order)
     for (const [key, order] of finalStatus) {
       const hold = this.#holds.get(key)
       if (hold === undefined) continue
@@ -1264,7 +1266,8 @@ export class ExchangeCore {
         feePaid: order.feePaid,
       },
       hold.feePpm,
-      this.#holdContext(order.market, order.disableMarketProtection),
+      // The best prices bound only a market order's hold: one with a limit price needs none.
+      noHoldContext,
     )
     const excess = hold.remaining - required
     if (excess <= 0n) return

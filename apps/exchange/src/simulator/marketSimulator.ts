@@ -231,7 +231,10 @@ export class MarketSimulator {
           price = before + priceStep(before, spec.tickUnits, spec.pricePrecision)
         if (price < spec.minPrice || price > spec.maxPrice) continue
         lastPrice[side] = price
-        const amount = minimumAmount(spec, price) * (2 + Math.floor(random() * 20))
+        const amount = Math.min(
+          spec.maxAmount,
+          minimumAmount(spec, price) * (2 + Math.floor(random() * 20)),
+        )
         submitted.push(
           this.#submit(this.#order(spec.market, maker, side, 'limit', amount, price, fees, nowMs)),
         )
@@ -241,7 +244,10 @@ export class MarketSimulator {
       const side = random() < 0.5 ? 'buy' : 'sell'
       // Sized at a price a tenth below the fair one: a market order fills at the levels either
       // side of it, and its worth must still reach the market's minimum.
-      const amount = minimumAmount(spec, fairUnits * 0.9) * (1 + Math.floor(random() * 5))
+      const amount = Math.min(
+        spec.maxAmount,
+        minimumAmount(spec, fairUnits * 0.9) * (1 + Math.floor(random() * 5)),
+      )
       const taker = this.#options.takerAccountId
       submitted.push(
         this.#submit(
