@@ -898,9 +898,9 @@ async function simulatedAccount(accounts: AccountStore, email: string): Promise<
 
 /**
  * With the simulator off, its maker's quotes of an earlier run are cancelled (journaled, one
- * command a market; whether there were any): left on the books at the prices of the day it stopped, with nothing to
- * move them, they would trade with anyone at those prices. The simulator's next start quotes
- * afresh anyway.
+ * command a market; whether there were any): left on the books at the prices of the day it
+ * stopped, with nothing to move them, they would trade with anyone at those prices. The
+ * simulator's next start quotes afresh anyway.
  */
 async function withdrawSimulatedQuotes(
   accounts: AccountStore,
@@ -925,7 +925,9 @@ async function withdrawSimulatedQuotes(
   return cancels.length > 0
 }
 
+/** The simulator's accounts, at `.invalid`, where no customer's address can be. */
 const simulatorMakerEmail = 'simulator-maker@polder.invalid'
+const simulatorTakerEmail = 'simulator-taker@polder.invalid'
 
 async function createSimulator(
   accounts: AccountStore,
@@ -939,7 +941,7 @@ async function createSimulator(
     seed: config.seed,
     requoteIntervalMs: config.simulatorRequoteMs,
     makerAccountId: await simulatedAccount(accounts, simulatorMakerEmail),
-    takerAccountId: await simulatedAccount(accounts, 'simulator-taker@polder.invalid'),
+    takerAccountId: await simulatedAccount(accounts, simulatorTakerEmail),
     nowMs,
   })
   await simulator.fund()

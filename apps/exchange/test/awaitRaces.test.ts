@@ -64,6 +64,16 @@ function request(socket: RecordingSocket, fields: Record<string, unknown>): Prom
   return reply
 }
 
+/** A weekly savings plan of 25 EUR of BTC, starting tomorrow. */
+function weeklyPlan() {
+  return {
+    asset: 'BTC',
+    amount: '25',
+    frequency: 'WEEKLY',
+    startDate: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
+  }
+}
+
 /**
  * Holds the answer of the first database lookup of `key` until released, as a pooled PostgreSQL
  * connection can deliver it after a later update's; `restore` puts the storage back.
@@ -217,12 +227,7 @@ describe('races across await points', () => {
     let created: { status: number; json: Json }
     try {
       const creating = signedRequest(baseUrl, trader, 'POST', '/exchange/savings-plans/v1', {
-        body: {
-          asset: 'BTC',
-          amount: '25',
-          frequency: 'WEEKLY',
-          startDate: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
-        },
+        body: weeklyPlan(),
       })
       await lookup.isReached
       await server.accounts.revokeApiKey(trader.key)
@@ -287,12 +292,7 @@ describe('races across await points', () => {
     let created: Promise<{ status: number; json: Json }>
     try {
       created = signedRequest(baseUrl, trader, 'POST', '/exchange/savings-plans/v1', {
-        body: {
-          asset: 'BTC',
-          amount: '25',
-          frequency: 'WEEKLY',
-          startDate: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
-        },
+        body: weeklyPlan(),
       })
       // Reads answer from memory: another tab lists the new plan and deletes it.
       await until(() => server.service.core.savingsPlansOf(trader.accountId).length === 1, 'create')

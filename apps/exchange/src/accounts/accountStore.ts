@@ -119,8 +119,8 @@ export class AccountStore {
   }
 
   /**
-   * `exchanges` for the exchange's own accounts (the simulator's), whose addresses are at the
-   * reserved top-level domain `.invalid` (RFC 2606): a customer's address never is, so no one
+   * `owner` 'exchange' for the exchange's own accounts (the simulator's), whose addresses are at
+   * the reserved top-level domain `.invalid` (RFC 2606): a customer's address never is, so no one
    * can sign up as one of them before the exchange makes it, and be given its funding.
    */
   async createAccount(

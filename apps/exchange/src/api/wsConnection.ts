@@ -48,15 +48,6 @@ export type WsDeps = {
   afterSubscribe?: (connection: WsConnection, channels: readonly SubscriptionChannel[]) => void
 }
 
-/**
- * Connections whose sockets are corked, let go a slice at a time in the order they were corked:
- * the first slice at the end of the tick, the rest one slice a turn (`nextTurn`). Two of them:
- * `endOfTurn` below lets every connection go at once (a turn's replies leave in one write), and
- * each server's fan-out queue lets a broadcast's subscribers go 1,000 a turn: writing one frame
- * to each of 10,000 sockets takes 65-110 ms, and a request read meanwhile is answered between
- * two slices instead of after all of them (a connection waiting for its slice is let go at the
- * end of the turn when it is sent a reply: see WsConnection.#cork).
- */
 /** The request fields a WebSocket error reply echoes (protocol §6: "...echoed params"). */
 const echoedFields = ['market', 'orderId', 'clientOrderId'] as const
 /** Longer ones are not echoed: a reply does not carry back what a client could make it carry. */
@@ -67,6 +58,15 @@ export class RequestFailedError extends Error {
   override name = 'RequestFailedError'
 }
 
+/**
+ * Connections whose sockets are corked, let go a slice at a time in the order they were corked:
+ * the first slice at the end of the tick, the rest one slice a turn (`nextTurn`). Two of them:
+ * `endOfTurn` below lets every connection go at once (a turn's replies leave in one write), and
+ * each server's fan-out queue lets a broadcast's subscribers go 1,000 a turn: writing one frame
+ * to each of 10,000 sockets takes 65-110 ms, and a request read meanwhile is answered between
+ * two slices instead of after all of them (a connection waiting for its slice is let go at the
+ * end of the turn when it is sent a reply: see WsConnection.#cork).
+ */
 export class UncorkQueue {
   readonly #sliceConnections: number
   readonly #nextTurn: (run: () => void) => void
