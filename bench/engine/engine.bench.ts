@@ -174,6 +174,7 @@ function generate(marketCount: number, count: number, restingTarget: number): Wo
         amount,
         makerFeePpm: 1_000,
         takerFeePpm: 2_500,
+        feeRules: 2,
       }
       peer = { kind: Kind.market, market, options: { side, size: amount } }
       kinds[index] = Kind.market
@@ -207,6 +208,7 @@ function generate(marketCount: number, count: number, restingTarget: number): Wo
         price,
         makerFeePpm: 1_000,
         takerFeePpm: 2_500,
+        feeRules: 2,
       }
       peer = { kind: Kind.limit, market, options: { id: orderId, side, size: amount, price } }
       kinds[index] = Kind.limit

@@ -358,6 +358,7 @@ describe('exchange core: properties over random order streams', () => {
                 accountId: step.account,
                 orderId: picked.orderId,
                 price: step.price,
+                holdRules: 2,
               }
               break
           }

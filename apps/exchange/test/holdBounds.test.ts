@@ -1,19 +1,24 @@
 // What an open order holds covers every fill it can still make, as the engine charges them: each
-// fill pays what brings the order's fees to the fee of its filled total (capped at the fill's own
-// notional), so a rest can owe more than the fee of the rest alone when an earlier fill paid
-// less (a dust fill whose fee was capped, maker fills before an update that makes it a taker).
-// Held too little, such a fill would spend more than held and halt the exchange.
+// fill pays what brings the order's fees to the fee of its fills so far (each role at its rate;
+// for orders journaled before per-role fees, this fill's rate on the filled total), capped at
+// the fill's own notional. So a rest can owe more than the fee of the rest alone when an
+// earlier fill paid less (a dust fill whose fee was capped; under the old rules, maker fills
+// before an update that makes the order a taker). Held too little, such a fill would spend more
+// than held and halt the exchange.
 import { orderToWire } from '@polder/engine'
 import { describe, expect, it } from 'vitest'
 import { type CoreCommand, ExchangeCore } from '../src/core/exchangeCore.ts'
 import { btc, coreWithMarket, deposit, eur, order, sats } from './fixtures/coreWithMarket.ts'
 
-/** A limit buy of 1 BTC at 50,000 (account 1), half of it filled as maker. */
-function restFilledHalfAsMaker() {
+/**
+ * A limit buy of 1 BTC at 50,000 (account 1), half of it filled as maker; placed with the fee
+ * rules of orders now, or (`feeRules` undefined) as journaled before per-role fees.
+ */
+function restFilledHalfAsMaker(feeRules: 2 | undefined) {
   const core = coreWithMarket()
   deposit(core, 1, 'EUR', eur(100_000))
   deposit(core, 2, 'BTC', btc(10))
-  const buy = order(1, { price: 50_000, amount: sats(1) })
+  const buy = order(1, { price: 50_000, amount: sats(1), feeRules })
   expect(core.apply(buy).ok).toBe(true)
   expect(core.apply(order(2, { side: 'sell', price: 50_000, amount: sats(0.5) })).ok).toBe(true)
   return { core, buy }
@@ -33,21 +38,27 @@ function priceUpdate(orderId: string, price: number, rules: { holdRules?: 2 }): 
 }
 
 describe('the hold of an open order', () => {
-  it('covers the taker fills of an update that makes a rest partly filled as maker cross', () => {
-    const { core, buy } = restFilledHalfAsMaker()
-    expect(core.apply(order(2, { side: 'sell', price: 51_000, amount: sats(1) })).ok).toBe(true)
-    // Crossing at 51,000, the engine charges the taker rate on the whole filled total less what
-    // the maker fill paid: more than the taker fee of the rest alone.
-    const update = priceUpdate(buy.orderId, 51_000, { holdRules: 2 })
-    expect(() => core.apply(update)).not.toThrow()
-    // Filled: nothing open, nothing held.
-    expect(core.engine.openOrders('BTC-EUR', 1)).toEqual([])
-    expect(core.heldFor('BTC-EUR', buy.orderId)).toBe(0n)
-    core.ledger.checkInvariant()
-  })
+  it.each([
+    ['per role', 2, eur(100_000 - 25_000 - 37.5 - 25_500 - 63.75)],
+    // The old rules: 0.25% of the whole 50,500 EUR (126.25) less the 37.50 the maker fill paid.
+    ['as journaled before', undefined, eur(100_000 - 25_000 - 37.5 - 25_500 - 88.75)],
+  ] as const)(
+    'covers the taker fills of an update that makes a rest partly filled as maker cross (fees %s)',
+    (_rules, feeRules, available) => {
+      const { core, buy } = restFilledHalfAsMaker(feeRules)
+      expect(core.apply(order(2, { side: 'sell', price: 51_000, amount: sats(1) })).ok).toBe(true)
+      const update = priceUpdate(buy.orderId, 51_000, { holdRules: 2 })
+      expect(() => core.apply(update)).not.toThrow()
+      // Filled: nothing open, nothing held, and the fees as charged.
+      expect(core.engine.openOrders('BTC-EUR', 1)).toEqual([])
+      expect(core.heldFor('BTC-EUR', buy.orderId)).toBe(0n)
+      expect(core.ledger.balance(1, 'EUR')).toEqual({ available, inOrder: 0n })
+      core.ledger.checkInvariant()
+    },
+  )
 
   it('replays an update journaled before with the hold it had then (the fee of the rest)', () => {
-    const { core, buy } = restFilledHalfAsMaker()
+    const { core, buy } = restFilledHalfAsMaker(undefined)
     const update = priceUpdate(buy.orderId, 49_000, {})
     expect(core.apply(update).ok).toBe(true)
     // 0.5 × 49,000 = 24,500 EUR and 0.25% of it: 24,561.25.
@@ -116,4 +127,43 @@ describe('a stop order waiting for its trigger', () => {
     // price that fired it: the restored core kept 55,000.
     expect(JSON.stringify(restored.snapshot())).toBe(JSON.stringify(live.snapshot()))
   })
+})
+
+describe('the fees of an order filled in both roles', () => {
+  // The maker rate is 0.15% and the taker rate 0.25% (the fixture's order).
+  it.each([
+    // 0.01 BTC at 50,000 as taker (500 EUR: 1.25) and 0.01 as maker (0.75).
+    ['per role', 2, [1.25, 0.75]],
+    // The old rules: the maker rate on the whole 1,000 EUR (1.50) less the 1.25 paid.
+    ['as journaled before', undefined, [1.25, 0.25]],
+  ] as const)(
+    'a limit buy that takes, rests and fills as maker pays each role its rate (fees %s)',
+    (_rules, feeRules, fees) => {
+      const core = coreWithMarket()
+      deposit(core, 1, 'EUR', eur(10_000))
+      deposit(core, 2, 'BTC', btc(1))
+      expect(core.apply(order(2, { side: 'sell', price: 50_000, amount: sats(0.01) })).ok).toBe(
+        true,
+      )
+      const buy = order(1, { price: 50_000, amount: sats(0.02), feeRules })
+      const taken = core.apply(buy)
+      const rested = core.apply(order(2, { side: 'sell', price: 50_000, amount: sats(0.01) }))
+      const paid = [taken, rested].flatMap((outcome) =>
+        outcome.ok
+          ? outcome.events.flatMap((event) =>
+              event.type === 'fill' && event.orderId === buy.orderId ? [event.fee / 1e8] : [],
+            )
+          : [],
+      )
+      expect(paid).toEqual(fees)
+      const feesTotal = fees[0] + fees[1]
+      expect(core.ledger.balance(1, 'EUR')).toEqual({
+        available: eur(10_000 - 1_000 - feesTotal),
+        inOrder: 0n,
+      })
+      // The sellers were makers then taker at their own rates: 0.75 + 1.25.
+      expect(core.ledger.balance('fees', 'EUR').available).toBe(eur(feesTotal + 0.75 + 1.25))
+      core.ledger.checkInvariant()
+    },
+  )
 })

@@ -29,9 +29,42 @@ export function feeFor(notional: number, ppm: number, step: number): number {
   if (Number.isSafeInteger(product) && Number.isSafeInteger(divisor)) {
     return ceilDiv(product, divisor) * step
   }
-  const bigProduct = BigInt(notional) * BigInt(ppm)
+  return bigFee(BigInt(notional) * BigInt(ppm), divisor, step)
+}
+
+/**
+ * The fee of a maker notional at `makerPpm` and a taker notional at `takerPpm` together:
+ * ceil((maker × makerPpm + taker × takerPpm) / 10^6) rounded up once to a whole `step`, so the
+ * two parts cost at most what the whole would at the larger rate.
+ */
+export function feeForRoles(
+  maker: number,
+  makerPpm: number,
+  taker: number,
+  takerPpm: number,
+  step: number,
+): number {
+  if (maker === 0 || makerPpm === 0) return feeFor(taker, takerPpm, step)
+  if (taker === 0 || takerPpm === 0) return feeFor(maker, makerPpm, step)
+  const makerPart = maker * makerPpm
+  const takerPart = taker * takerPpm
+  const product = makerPart + takerPart
+  const divisor = ppmScale * step
+  if (
+    Number.isSafeInteger(makerPart) &&
+    Number.isSafeInteger(takerPart) &&
+    Number.isSafeInteger(product) &&
+    Number.isSafeInteger(divisor)
+  ) {
+    return ceilDiv(product, divisor) * step
+  }
+  return bigFee(BigInt(maker) * BigInt(makerPpm) + BigInt(taker) * BigInt(takerPpm), divisor, step)
+}
+
+/** ceil(product / divisor) × step on big integers (the exact path past 2^53). */
+function bigFee(product: bigint, divisor: number, step: number): number {
   const bigDivisor = BigInt(divisor)
-  let quotient = bigProduct / bigDivisor // truncates towards zero
-  if (quotient * bigDivisor < bigProduct) quotient += 1n
+  let quotient = product / bigDivisor // truncates towards zero
+  if (quotient * bigDivisor < product) quotient += 1n
   return Number(quotient) * step
 }

@@ -1,4 +1,4 @@
-import { feeFor, floorDiv } from './arithmetic.ts'
+import { feeFor, feeForRoles, floorDiv } from './arithmetic.ts'
 import type { Book, BookKind } from './book.ts'
 import { significantDigits } from './decimal.ts'
 import { DirtyLevels } from './dirty-levels.ts'
@@ -137,6 +137,9 @@ export interface OrderSnapshot {
   readonly seq: number
   /** Cancel-on-disconnect group; absent when none. */
   readonly codGroupId?: number
+  /** Present for an order placed with `feeRules` 2: its fee rules and its notional filled as maker. */
+  readonly feeRules?: 2
+  readonly makerFilledQuote?: number
 }
 
 export interface MarketSnapshot {
@@ -405,6 +408,7 @@ export class Engine {
     order.updated = command.timestamp
     order.makerFeePpm = command.makerFeePpm
     order.takerFeePpm = command.takerFeePpm
+    order.feeRules = command.feeRules ?? 1
     if (hasTrigger(orderType)) {
       this.open(market, order)
       order.triggerAmount = command.triggerAmount as number
@@ -776,6 +780,9 @@ export class Engine {
           takerFeePpm: order.takerFeePpm,
           seq: order.seq,
           ...(order.codGroupId === 0 ? {} : { codGroupId: order.codGroupId }),
+          ...(order.feeRules === 2
+            ? { feeRules: 2 as const, makerFilledQuote: order.makerFilledQuote }
+            : {}),
         })),
         bids: ids('buy'),
         asks: ids('sell'),
@@ -828,6 +835,8 @@ export class Engine {
         const order = new Order()
         fromState(order, entry.state, entry.makerFeePpm, entry.takerFeePpm, entry.seq)
         order.codGroupId = entry.codGroupId ?? 0
+        order.feeRules = entry.feeRules ?? 1
+        order.makerFilledQuote = entry.makerFilledQuote ?? 0
         engine.open(market, order)
       }
       const byId = (id: string): Order => {
@@ -1043,20 +1052,8 @@ export class Engine {
   ): void {
     const spec = market.spec
     const quote = price * quantity * spec.quotePerPriceBase
-    // Each fill pays what brings the order's fees to the fee of its total so far, so an order
-    // split into many fills pays no more than one fill of the same total (and what the server
-    // held for it), and never more than the fill's own notional (a dust fill cannot cost more
-    // than it is worth).
-    const makerFee = Math.min(
-      quote,
-      feeFor(maker.filledAmountQuote + quote, maker.makerFeePpm, spec.quotePerNotional) -
-        maker.feePaid,
-    )
-    const takerFee = Math.min(
-      quote,
-      feeFor(taker.filledAmountQuote + quote, taker.takerFeePpm, spec.quotePerNotional) -
-        taker.feePaid,
-    )
+    const makerFee = feeOfFill(maker, quote, true, spec.quotePerNotional)
+    const takerFee = feeOfFill(taker, quote, false, spec.quotePerNotional)
     this.markDirty(market, maker.side, price, maker.level)
     const makerDone = quantity === maker.amountRemaining
     if (makerDone) {
@@ -1071,6 +1068,7 @@ export class Engine {
     }
     maker.filledAmount += quantity
     maker.filledAmountQuote += quote
+    maker.makerFilledQuote += quote
     maker.feePaid += makerFee
     maker.updated = timestamp
     taker.filledAmount += quantity
@@ -1525,6 +1523,9 @@ export class Engine {
     ) {
       return reject(ErrorCode.parameterInvalid, 'disableMarketProtection')
     }
+    if (command.feeRules !== undefined && command.feeRules !== 2) {
+      return reject(ErrorCode.parameterInvalid, 'feeRules')
+    }
     if (
       command.selfTradePrevention !== undefined &&
       !isSelfTradePrevention(command.selfTradePrevention)
@@ -1649,6 +1650,31 @@ function isSelfTradePrevention(value: string): value is SelfTradePrevention {
 
 function isTimeInForce(value: string): value is TimeInForce {
   return value === 'GTC' || value === 'IOC' || value === 'FOK'
+}
+
+/**
+ * What a fill of `quote` costs `order` in its role: what brings the order's fees to the fee of
+ * its fills so far, each role's notional at that role's rate and the sum rounded up once, so an
+ * order split into many fills pays no more than one fill of the same totals (and what the
+ * server held for it), and never more than the fill's own notional (a dust fill cannot cost
+ * more than it is worth).
+ */
+function feeOfFill(order: Order, quote: number, asMaker: boolean, step: number): number {
+  const filled = order.filledAmountQuote + quote
+  if (order.feeRules === 1) {
+    // Placed before per-role fees: this fill's rate on the order's whole filled total.
+    const ppm = asMaker ? order.makerFeePpm : order.takerFeePpm
+    return Math.min(quote, feeFor(filled, ppm, step) - order.feePaid)
+  }
+  const asMakerTotal = order.makerFilledQuote + (asMaker ? quote : 0)
+  const due = feeForRoles(
+    asMakerTotal,
+    order.makerFeePpm,
+    filled - asMakerTotal,
+    order.takerFeePpm,
+    step,
+  )
+  return Math.min(quote, due - order.feePaid)
 }
 
 function stopTaker(taker: Order, timestamp: number): void {

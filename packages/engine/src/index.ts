@@ -1,7 +1,7 @@
 // Public entry of @polder/engine: a deterministic, integer-exact matching engine.
 // Commands in (plain JSON objects), events out (to an EngineSink). No I/O, no clock, no randomness.
 
-export { feeFor } from './arithmetic.ts'
+export { feeFor, feeForRoles } from './arithmetic.ts'
 export type { Book, BookKind } from './book.ts'
 export {
   decimalsOf,

@@ -45,6 +45,10 @@ export class Order {
   restatementReason: RestatementReason | null = null
   makerFeePpm = 0
   takerFeePpm = 0
+  /** 2: fees per role (`PlaceOrder.feeRules`); 1: as placed before. */
+  feeRules: 1 | 2 = 1
+  /** The part of filledAmountQuote filled as maker (counted for every order, read by rules 2). */
+  makerFilledQuote = 0
   orderType: OrderType = 'limit'
   /** Placed by amountQuote (market, stopLoss and takeProfit only). */
   byQuote = false
@@ -101,6 +105,8 @@ export class Order {
     this.updated = 0
     this.makerFeePpm = 0
     this.takerFeePpm = 0
+    this.feeRules = 1
+    this.makerFilledQuote = 0
     this.seq = 0
     this.registered = false
     this.marketIndex = 0

@@ -134,6 +134,12 @@ export interface PlaceOrder extends CommandBase {
   /** Fee rates of the account's tier, in parts per million of the notional (2500 = 0.25%). */
   readonly makerFeePpm: number
   readonly takerFeePpm: number
+  /**
+   * 2: each fill is charged at its own role's rate (README "Fees"), as every order placed now.
+   * Absent, as journaled before 2026-11-28: each fill's role rate on the order's whole filled
+   * total, so that a replay of those commands charges what was charged then.
+   */
+  readonly feeRules?: 2
 }
 
 export interface UpdateOrder extends CommandBase {

@@ -113,6 +113,7 @@ export function placeOrderFromWire(
     accountId: context.accountId,
     makerFeePpm: context.makerFeePpm,
     takerFeePpm: context.takerFeePpm,
+    feeRules: 2,
     side: params.side,
     orderType: params.orderType,
     ...(params.operatorId === undefined ? {} : { operatorId: params.operatorId }),

@@ -289,6 +289,8 @@ export class CommandGenerator {
       orderType: fields.orderType,
       makerFeePpm: pick(draw, makerFees),
       takerFeePpm: pick(draw, takerFees),
+      // Both fee rules: orders journaled before per-role fees still replay.
+      ...(draw.int(4) === 0 ? {} : { feeRules: 2 as const }),
       selfTradePrevention: pick(draw, stpModes),
       ...(clientOrderId === undefined ? {} : { clientOrderId }),
       ...(fields.amount === undefined ? {} : { amount: fields.amount }),

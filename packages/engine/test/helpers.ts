@@ -50,6 +50,7 @@ export function place(fields: Partial<PlaceOrder> & { orderId: string }): PlaceO
     orderType: 'limit',
     makerFeePpm: 1_000,
     takerFeePpm: 2_500,
+    feeRules: 2,
     ...fields,
   }
 }
@@ -65,6 +66,7 @@ export function nextTimestamp(): number {
  *   'buy t 8@102 ioc|fok|postOnly stp=cancelOldest'
  *   'market buy m 8'            market buy by amount; 'market buy m quote=50000' by amountQuote
  *   'cancel a1', 'cancel a1 acct=2'
+ *   'buy b1 5@100 maker=1500 taker=2500 rules=1'   fee rates and rules (default 2)
  */
 export function parseCommand(text: string, market = tst.market): Command {
   const words = text.trim().split(/\s+/)
@@ -86,6 +88,8 @@ export function parseCommand(text: string, market = tst.market): Command {
     accountId,
     makerFeePpm: Number(options.get('maker') ?? '1000'),
     takerFeePpm: Number(options.get('taker') ?? '2500'),
+    // 'rules=1': fees as journaled before per-role fees (PlaceOrder.feeRules).
+    ...(options.get('rules') === '1' ? {} : { feeRules: 2 as const }),
     ...(stp === undefined ? {} : { selfTradePrevention: stp }),
   }
   const [first, second, third, fourth] = positional

@@ -17,6 +17,7 @@ test('the public entry exports exactly these values', () => {
     'decimalsOf',
     'errorMessage',
     'feeFor',
+    'feeForRoles',
     'feePpmMax',
     'formatAmount',
     'formatDecimal',

@@ -17,6 +17,12 @@ import { CommandGenerator, fromDraws, randomMarkets } from './generate.ts'
 const settings = { seed: 42, numRuns: 60 } as const
 const streams = fc.array(fc.nat({ max: 1_000_000 }), { minLength: 1, maxLength: 2_000 })
 
+/** ceil(a / b) for b > 0, exactly. */
+function roundedUp(a: bigint, b: bigint): number {
+  const quotient = a / b // truncates towards zero
+  return Number(quotient * b < a ? quotient + 1n : quotient)
+}
+
 function commandsFrom(draws: readonly number[], count: number): Command[] {
   const generator = new CommandGenerator(fromDraws(draws))
   return Array.from({ length: count }, () => generator.next())
@@ -97,13 +103,16 @@ describe('engine invariants (fast-check)', () => {
         const base = new Map<string, number>()
         const quote = new Map<string, number>()
         let feesEarned = 0
-        const feeOf = new Map<string, { maker: number; taker: number }>()
-        const quoteOfOrder = new Map<string, { quote: number; fee: number }>()
+        const feeOf = new Map<string, { maker: number; taker: number; rules: 1 | 2 }>()
+        type Totals = { quote: number; asMaker: number; fee: number }
+        const quoteOfOrder = new Map<string, Totals>()
+        const none: Totals = { quote: 0, asMaker: 0, fee: 0 }
         for (const command of commandsFrom(draws, 400)) {
           if (command.type === 'placeOrder') {
             feeOf.set(`${command.market}/${command.orderId}`, {
               maker: command.makerFeePpm,
               taker: command.takerFeePpm,
+              rules: command.feeRules ?? 1,
             })
           }
           engine.execute(command)
@@ -111,10 +120,7 @@ describe('engine invariants (fast-check)', () => {
           for (let index = 0; index < events.length; index++) {
             const event = events[index] as EngineEvent
             if (event.type === 'order') {
-              const totals = quoteOfOrder.get(`${event.market}/${event.orderId}`) ?? {
-                quote: 0,
-                fee: 0,
-              }
+              const totals = quoteOfOrder.get(`${event.market}/${event.orderId}`) ?? none
               expect(event.filledAmountQuote).toBe(totals.quote)
               expect(event.feePaid).toBe(totals.fee)
             }
@@ -143,18 +149,26 @@ describe('engine invariants (fast-check)', () => {
             expect(maker.quote).toBe(maker.price * maker.amount * spec.quotePerPriceBase)
             const makerRates = feeOf.get(`${maker.market}/${maker.orderId}`)
             const takerRates = feeOf.get(`${taker.market}/${taker.orderId}`)
-            // A fill pays what brings its order's fees to the fee of the order's total so far,
-            // at most the fill's own notional (README "Fees").
-            const expectedFee = (fill: FillEvent, ppm: number): number => {
-              const before = quoteOfOrder.get(`${fill.market}/${fill.orderId}`) ?? {
-                quote: 0,
-                fee: 0,
-              }
-              const due = feeFor(before.quote + fill.quote, ppm, spec.quotePerNotional) - before.fee
-              return Math.min(fill.quote, due)
+            // A fill pays what brings its order's fees to the fee of the order's fills so far,
+            // at most the fill's own notional (README "Fees"): each role at its own rate, or
+            // (rules 1, as journaled before) this fill's rate on the whole total.
+            const expectedFee = (fill: FillEvent, rates: typeof makerRates): number => {
+              if (rates === undefined) return Number.NaN
+              const before = quoteOfOrder.get(`${fill.market}/${fill.orderId}`) ?? none
+              const quote = before.quote + fill.quote
+              const asMaker = before.asMaker + (fill.taker ? 0 : fill.quote)
+              const fee =
+                rates.rules === 1
+                  ? feeFor(quote, fill.taker ? rates.taker : rates.maker, spec.quotePerNotional)
+                  : roundedUp(
+                      BigInt(asMaker) * BigInt(rates.maker) +
+                        BigInt(quote - asMaker) * BigInt(rates.taker),
+                      1_000_000n * BigInt(spec.quotePerNotional),
+                    ) * spec.quotePerNotional
+              return Math.min(fill.quote, fee - before.fee)
             }
-            expect(maker.fee).toBe(expectedFee(maker, makerRates?.maker ?? Number.NaN))
-            expect(taker.fee).toBe(expectedFee(taker, takerRates?.taker ?? Number.NaN))
+            expect(maker.fee).toBe(expectedFee(maker, makerRates))
+            expect(taker.fee).toBe(expectedFee(taker, takerRates))
             for (const fill of [maker, taker]) {
               const account = `${fill.market}/${fill.accountId}`
               const sign = fill.side === 'buy' ? 1 : -1
@@ -162,9 +176,10 @@ describe('engine invariants (fast-check)', () => {
               quote.set(account, (quote.get(account) ?? 0) - sign * fill.quote - fill.fee)
               feesEarned += fill.fee
               const key = `${fill.market}/${fill.orderId}`
-              const totals = quoteOfOrder.get(key) ?? { quote: 0, fee: 0 }
+              const totals = quoteOfOrder.get(key) ?? none
               quoteOfOrder.set(key, {
                 quote: totals.quote + fill.quote,
+                asMaker: totals.asMaker + (fill.taker ? 0 : fill.quote),
                 fee: totals.fee + fill.fee,
               })
             }

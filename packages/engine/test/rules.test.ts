@@ -1185,7 +1185,56 @@ describe.each(bookKinds)('rules with the %s book', (kind) => {
       ])
     })
 
-    test('fee rates outside ±10% or a negative taker fee are error 205', () => {
+    test('an order filled as taker and then as maker pays each role its own rate', () => {
+      // 0.15% maker, 0.25% taker: 1 @ 100 as taker costs 0.25 EUR, then 1 @ 100 as maker 0.15.
+      const { engine, log } = makeEngine(kind)
+      const fills = (lines: string[]) =>
+        run(engine, log, lines).filter((line) => line.startsWith('fill t'))
+      expect(fills(['sell a 1@100 acct=2', 'buy t 2@100 maker=1500'])).toEqual([
+        'fill t 1@100 taker fee=25',
+      ])
+      expect(fills(['sell b 1@100 acct=3'])).toEqual(['fill t 1@100 maker fee=15'])
+      // Placed under the rules journaled before: the maker rate on the whole 200 EUR less 0.25.
+      expect(fills(['sell c 1@100 acct=2', 'buy t2 2@100 maker=1500 rules=1'])).toEqual([
+        'fill t2 1@100 taker fee=25',
+      ])
+      expect(
+        run(engine, log, ['sell d 1@100 acct=3']).filter((line) => line.startsWith('fill t2')),
+      ).toEqual(['fill t2 1@100 maker fee=5'])
+    })
+
+    test('an order filled as maker and then updated to cross pays the taker rate on the rest only', () => {
+      const { engine, log } = makeEngine(kind)
+      // Rests at 99, fills 1 as maker, then is moved to 100 where it takes 1 of another seller.
+      const feesOf = (orderId: string, events: readonly EngineEvent[]) =>
+        events
+          .filter((event) => event.type === 'fill' && event.orderId === orderId)
+          .map((event) => (event as FillEvent).fee)
+      const cross = (orderId: string, rules: string): number[] => {
+        const events: EngineEvent[] = []
+        engine.execute(parseCommand(`buy ${orderId} 2@99 maker=1500 ${rules}`))
+        engine.execute(parseCommand(`sell ${orderId}a 1@99 acct=2`))
+        engine.execute(parseCommand(`sell ${orderId}b 1@100 acct=3`))
+        events.push(...log.take())
+        engine.execute({
+          type: 'updateOrder',
+          timestamp: nextTimestamp(),
+          market: tst.market,
+          accountId: 1,
+          orderId,
+          price: 100,
+        })
+        events.push(...log.take())
+        return feesOf(orderId, events)
+      }
+      // 0.15% of 99 = 0.1485 → 0.15; with 0.25% of 100 = 0.25 it is 0.3985 → 0.40 rounded up
+      // once, so the taker fill pays 0.25.
+      expect(cross('t', '')).toEqual([15, 25])
+      // Placed under the rules journaled before: 0.25% of the whole 199 EUR (0.50) less 0.15.
+      expect(cross('t2', 'rules=1')).toEqual([15, 35])
+    })
+
+    test('fee rates outside ±10%, a negative taker fee or unknown fee rules are error 205', () => {
       const { engine } = makeEngine(kind)
       expect(
         engine.execute(place({ orderId: 'a', amount: 1, price: 1, takerFeePpm: -1 })),
@@ -1193,6 +1242,11 @@ describe.each(bookKinds)('rules with the %s book', (kind) => {
       expect(
         engine.execute(place({ orderId: 'b', amount: 1, price: 1, makerFeePpm: 100_001 })),
       ).toMatchObject({ errorCode: 205 })
+      const rules = { feeRules: 3 } as unknown as { feeRules: 2 }
+      expect(engine.execute(place({ orderId: 'c', amount: 1, price: 1, ...rules }))).toMatchObject({
+        errorCode: 205,
+        error: expect.stringContaining('feeRules'),
+      })
     })
   })
 

@@ -281,6 +281,7 @@ export class MarketSimulator {
       selfTradePrevention: 'cancelNewest',
       makerFeePpm: fees.makerFeePpm,
       takerFeePpm: fees.takerFeePpm,
+      feeRules: 2,
     }
   }
 
