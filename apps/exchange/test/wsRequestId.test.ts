@@ -1,7 +1,8 @@
 // The requestId of a WebSocket request (protocol §6.1), over a real socket: every reply to a
 // request whose requestId was accepted carries it, however the client wrote the number, and an
 // id no reply could give back as sent is refused before the request runs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { MarketDataHub } from '../src/api/marketDataHub.ts'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { openRecordingSocket, type RecordingSocket } from './fixtures/recordingSocket.ts'
@@ -92,5 +93,34 @@ describe('a requestId written another way than as an integer token', () => {
     }
     expect(await countOpen(2)).toBe(openBefore)
     socket.ws.close()
+  })
+})
+
+describe('a request that fails after it was answered', () => {
+  it('gets one reply: a subscribe whose first ticker24h push fails is answered subscribed, not 101 too', async () => {
+    const socket = await openRecordingSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+    const push = vi
+      .spyOn(MarketDataHub.prototype, 'ticker24hMessage')
+      .mockImplementationOnce(() => {
+        throw new Error('the first push failed')
+      })
+    try {
+      const subscribed = socket.next((message) => message.event === 'subscribed')
+      socket.ws.send(
+        JSON.stringify({
+          action: 'subscribe',
+          requestId: 3,
+          channels: [{ name: 'ticker24h', markets: ['BTC-EUR'] }],
+        }),
+      )
+      expect((await subscribed).subscriptions).toEqual({ ticker24h: ['BTC-EUR'] })
+      // Replies on a socket keep the order of the requests: the time comes after anything else.
+      await replyTo(socket, 'getTime', '{"action":"getTime","requestId":4}')
+      expect(push).toHaveBeenCalledTimes(1)
+      expect(socket.received.filter((message) => message.errorCode !== undefined)).toEqual([])
+    } finally {
+      push.mockRestore()
+      socket.ws.close()
+    }
   })
 })

@@ -413,21 +413,33 @@ export class WsConnection {
       return
     }
     const request = parsed.data
+    const progress = { answered: false }
     try {
-      await this.#handle(request, fail, requestIdText)
+      await this.#handle(
+        request,
+        (reply) => {
+          progress.answered = true
+          fail(reply)
+        },
+        requestIdText,
+        progress,
+      )
     } catch (error) {
       // A fault past the checks (the storage, say): the client hears its request failed, by its
       // action and requestId (a failed authenticate leaving no one authenticated, as any
-      // other), and the server's log gets the error.
-      fail(protocolError(101))
+      // other), unless it was answered already (a subscribe whose first push failed: one
+      // reply to a requestId), and the server's log gets the error.
+      if (!progress.answered) fail(protocolError(101))
       throw new RequestFailedError(`${request.action} failed`, { cause: error })
     }
   }
 
+  /** Answers `request`; sets `progress.answered` once a reply is sent (an error through `fail`). */
   async #handle(
     request: ParsedWsRequest,
     fail: (reply: ProtocolErrorReply) => void,
     requestIdText: string | undefined,
+    progress: { answered: boolean },
   ): Promise<void> {
     switch (request.action) {
       case 'authenticate': {
@@ -462,6 +474,7 @@ export class WsConnection {
         this.#deps.onSubscriptionsChanged?.(this)
         const event = request.action === 'subscribe' ? 'subscribed' : 'unsubscribed'
         this.send(JSON.stringify({ event, subscriptions: this.subscriptions.describe() }))
+        progress.answered = true
         if (request.action === 'subscribe') this.#deps.afterSubscribe?.(this, channels)
         return
       }
@@ -484,6 +497,7 @@ export class WsConnection {
             this.send(
               encodeWsMessage({ action: request.action, response: result.response }, requestIdText),
             )
+            progress.answered = true
           } else fail(result)
         } finally {
           if (bookMarket !== undefined) this.#unholdBook(bookMarket)
