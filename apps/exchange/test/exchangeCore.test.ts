@@ -231,6 +231,14 @@ describe('exchange core: orders are funded by holds', () => {
 
 describe('exchange core: properties over random order streams', () => {
   const accounts = [1, 2, 3, 4]
+  // Each account's fee rates: the tier's, a rebate, a maker rate above the taker rate, and one
+  // rate for both, so that holds are checked against every shape of per-role fees.
+  const ratesOf = new Map([
+    [1, { makerFeePpm: 1_500, takerFeePpm: 2_500 }],
+    [2, { makerFeePpm: -1_000, takerFeePpm: 2_500 }],
+    [3, { makerFeePpm: 3_000, takerFeePpm: 1_000 }],
+    [4, { makerFeePpm: 2_500, takerFeePpm: 2_500 }],
+  ])
   const command = fc.oneof(
     {
       weight: 6,
@@ -312,6 +320,7 @@ describe('exchange core: properties over random order streams', () => {
           switch (step.kind) {
             case 'limit':
               next = order(step.account, {
+                ...ratesOf.get(step.account),
                 timestamp,
                 side: step.side,
                 price: step.price,
@@ -321,6 +330,7 @@ describe('exchange core: properties over random order streams', () => {
               break
             case 'market':
               next = order(step.account, {
+                ...ratesOf.get(step.account),
                 timestamp,
                 side: step.side,
                 orderType: 'market',
@@ -329,6 +339,7 @@ describe('exchange core: properties over random order streams', () => {
               break
             case 'stop':
               next = order(step.account, {
+                ...ratesOf.get(step.account),
                 timestamp,
                 side: step.side,
                 orderType: 'stopLossLimit',

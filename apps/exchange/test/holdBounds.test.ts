@@ -57,6 +57,38 @@ describe('the hold of an open order', () => {
     },
   )
 
+  it('holds no more than its rest can still spend after maker fills (fees per role)', () => {
+    const { core, buy } = restFilledHalfAsMaker(2)
+    // The rest, 0.5 at 50,000, costs at most 25,000 + 62.50 (all of it as taker: per role
+    // 37.50 + 62.50 = 100.00 in all, less the 37.50 paid). Before, the larger rate on the
+    // whole (125.00) less 37.50 held 25,087.50.
+    expect(core.heldFor('BTC-EUR', buy.orderId)).toBe(eur(25_062.5))
+    // Under the rules before, a taker fill charged the taker rate on the maker fills too.
+    const old = restFilledHalfAsMaker(undefined)
+    expect(old.core.heldFor('BTC-EUR', old.buy.orderId)).toBe(eur(25_087.5))
+  })
+
+  it('accepts an update to cross that the account can fund at the taker rate on the rest', () => {
+    const core = coreWithMarket()
+    // 50,125 EUR for the buy (50,000 + 0.25%) and 480 EUR more.
+    deposit(core, 1, 'EUR', eur(50_125 + 480))
+    deposit(core, 2, 'BTC', btc(10))
+    const buy = order(1, { price: 50_000, amount: sats(1) })
+    expect(core.apply(buy).ok).toBe(true)
+    // Half fills as maker: 25,000 EUR and 37.50 EUR fee (0.15%).
+    expect(core.apply(order(2, { side: 'sell', price: 50_000, amount: sats(0.5) })).ok).toBe(true)
+    expect(core.apply(order(2, { side: 'sell', price: 51_000, amount: sats(0.5) })).ok).toBe(true)
+    // At 51,000 the rest costs at most 25,500 + 63.75, of which 25,062.50 is held: 476.25 more
+    // of the 480 available (the maker fill's fee is not charged again at the taker rate).
+    expect(core.apply(priceUpdate(buy.orderId, 51_000, { holdRules: 2 }))).toMatchObject({
+      ok: true,
+    })
+    expect(core.ledger.balance(1, 'EUR')).toEqual({
+      available: eur(50_125 + 480 - 25_000 - 37.5 - 25_500 - 63.75),
+      inOrder: 0n,
+    })
+  })
+
   it('replays an update journaled before with the hold it had then (the fee of the rest)', () => {
     const { core, buy } = restFilledHalfAsMaker(undefined)
     const update = priceUpdate(buy.orderId, 49_000, {})

@@ -1,4 +1,4 @@
-import { feeFor, feeForRoles, floorDiv } from './arithmetic.ts'
+import { floorDiv } from './arithmetic.ts'
 import type { Book, BookKind } from './book.ts'
 import { significantDigits } from './decimal.ts'
 import { DirtyLevels } from './dirty-levels.ts'
@@ -11,6 +11,7 @@ import {
   reject,
 } from './errors.ts'
 import { FastBook, type FastLevel } from './fast-book.ts'
+import { feeOfFill, type OrderFees } from './fees.ts'
 import { feePpmMax, type MarketSpec, marketSpecFromConfig, ppmScale } from './market.ts'
 import { OpenCounts } from './open-counts.ts'
 import {
@@ -728,6 +729,22 @@ export class Engine {
     return order === null || !order.registered ? null : toState(order, market.spec.quote)
   }
 
+  /** An open order's fee rules and fills so far (for `restFeeAtMost`), or null. */
+  orderFees(marketId: string, orderId: string): OrderFees | null {
+    const market = this.markets.get(marketId)
+    if (market === undefined) return null
+    const order = this.lookup(market, orderId)
+    if (order === null || !order.registered) return null
+    return {
+      feeRules: order.feeRules,
+      makerFeePpm: order.makerFeePpm,
+      takerFeePpm: order.takerFeePpm,
+      filledAmountQuote: order.filledAmountQuote,
+      makerFilledQuote: order.makerFilledQuote,
+      feePaid: order.feePaid,
+    }
+  }
+
   /** Resting orders of one side in priority order (copies). */
   restingOrders(marketId: string, side: Side): OrderState[] {
     const market = this.markets.get(marketId)
@@ -899,6 +916,8 @@ export class Engine {
       mix(order.amountRemaining)
       mix(order.filledAmount)
       mix(order.feePaid)
+      mix(order.feeRules)
+      mix(order.feeRules === 2 ? order.makerFilledQuote : 0) // rules 1 never read it
       mix(order.seq)
       mix(order.codGroupId)
     }
@@ -1650,31 +1669,6 @@ function isSelfTradePrevention(value: string): value is SelfTradePrevention {
 
 function isTimeInForce(value: string): value is TimeInForce {
   return value === 'GTC' || value === 'IOC' || value === 'FOK'
-}
-
-/**
- * What a fill of `quote` costs `order` in its role: what brings the order's fees to the fee of
- * its fills so far, each role's notional at that role's rate and the sum rounded up once, so an
- * order split into many fills pays no more than one fill of the same totals (and what the
- * server held for it), and never more than the fill's own notional (a dust fill cannot cost
- * more than it is worth).
- */
-function feeOfFill(order: Order, quote: number, asMaker: boolean, step: number): number {
-  const filled = order.filledAmountQuote + quote
-  if (order.feeRules === 1) {
-    // Placed before per-role fees: this fill's rate on the order's whole filled total.
-    const ppm = asMaker ? order.makerFeePpm : order.takerFeePpm
-    return Math.min(quote, feeFor(filled, ppm, step) - order.feePaid)
-  }
-  const asMakerTotal = order.makerFilledQuote + (asMaker ? quote : 0)
-  const due = feeForRoles(
-    asMakerTotal,
-    order.makerFeePpm,
-    filled - asMakerTotal,
-    order.takerFeePpm,
-    step,
-  )
-  return Math.min(quote, due - order.feePaid)
 }
 
 function stopTaker(taker: Order, timestamp: number): void {

@@ -46,6 +46,7 @@ export {
   type TradeEvent,
 } from './event-log.ts'
 export { FastBook } from './fast-book.ts'
+export { type OrderFees, restFeeAtMost } from './fees.ts'
 export {
   feePpmMax,
   type MarketSpec,

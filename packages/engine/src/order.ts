@@ -47,7 +47,10 @@ export class Order {
   takerFeePpm = 0
   /** 2: fees per role (`PlaceOrder.feeRules`); 1: as placed before. */
   feeRules: 1 | 2 = 1
-  /** The part of filledAmountQuote filled as maker (counted for every order, read by rules 2). */
+  /**
+   * The part of filledAmountQuote filled as maker: counted for every order, read and kept in
+   * snapshots for rules 2 only.
+   */
   makerFilledQuote = 0
   orderType: OrderType = 'limit'
   /** Placed by amountQuote (market, stopLoss and takeProfit only). */

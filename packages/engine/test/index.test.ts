@@ -31,6 +31,7 @@ test('the public entry exports exactly these values', () => {
     'parseBigDecimal',
     'parseDecimal',
     'placeOrderFromWire',
+    'restFeeAtMost',
     'significantDigits',
     'toState',
     'updateOrderFromWire',

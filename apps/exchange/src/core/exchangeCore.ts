@@ -17,10 +17,12 @@ import {
   formatAmount,
   formatPrice,
   type MarketSpec,
+  type OrderFees,
   type OrderState,
   type OrderType,
   type PlaceOrder,
   placeOrderFromWire,
+  restFeeAtMost,
   type SetMarketStatus,
   type Side,
   type UpdateOrder,
@@ -331,9 +333,12 @@ type OrderShape = {
   amountRemaining: number | null
   amountQuoteRemaining: number | null
   price: number | null
-  /** What it has filled and paid in fees so far (0 for a new order). */
-  filledAmountQuote?: number
-  feePaid?: number
+  /**
+   * An open order's fee rules and fills so far (`Engine.orderFees`): its rest holds the most
+   * its fills can still cost. Absent for a new order, and for an update journaled before
+   * `holdRules` 2: the fee of the rest alone at `feePpm`.
+   */
+  fees?: OrderFees | null
 }
 
 const openStatuses = new Set(['new', 'partiallyFilled', 'awaitingTrigger'])
@@ -363,8 +368,8 @@ export type HoldContext = { bestBid: number; bestAsk: number; disableMarketProte
  *   disabled, or for stopLoss/takeProfit orders that fire later at a price unknown now, only the
  *   market's maxPrice (buys) or minPrice (sells by amountQuote) bound it;
  * - a market order facing an empty side cannot trade, and holds nothing.
- * The fee is the higher of the order's rates on the bounding notional, with what its fills so
- * far paid counted against the fee of the filled total and the rest together (see quoteWithFee).
+ * The fee is the higher of the order's rates on the bounding notional; for an order with fills,
+ * the most the fills of that notional can still cost it (`restFeeAtMost`).
  */
 export function holdRequirement(
   spec: MarketSpec,
@@ -387,14 +392,16 @@ export function holdRequirement(
     const baseUnits = (quoteUnits + perBaseUnit - 1n) / perBaseUnit
     return toLedgerUnits(baseUnits, spec.quantityDecimals)
   }
-  // The engine charges each fill what brings the order's fees to the fee of its filled total
-  // (capped at the fill's own notional): the rest can owe up to the fee of the whole less what
-  // was paid, which is more than the fee of the rest alone when an earlier fill paid less (a
-  // capped dust fill, a fill at a lower rate).
-  const filled = order.filledAmountQuote ?? 0
-  const paid = order.feePaid ?? 0
+  // Each fill pays what brings the order's fees to the fee of its fills so far (capped at the
+  // fill's own notional): after fills, the rest can owe more than the fee of the rest alone
+  // (a capped dust fill left part unpaid; under the old rules a taker fill charged the taker
+  // rate on earlier maker fills too), and per role the whole rest at the larger rate.
+  const fees = order.fees
   const quoteWithFee = (quoteUnits: number): bigint => {
-    const fee = feeFor(filled + quoteUnits, feePpm, spec.quotePerNotional) - paid
+    const fee =
+      fees === undefined || fees === null
+        ? feeFor(quoteUnits, feePpm, spec.quotePerNotional)
+        : restFeeAtMost(fees, quoteUnits, spec.quotePerNotional)
     return toLedgerUnits(quoteUnits + Math.max(0, fee), spec.quoteDecimals)
   }
   if (order.amountRemaining === null) return quoteWithFee(order.amountQuoteRemaining ?? 0)
@@ -1151,7 +1158,7 @@ export class ExchangeCore {
           amountQuoteRemaining,
           price: command.price ?? current.price,
           ...(command.holdRules === 2
-            ? { filledAmountQuote: current.filledAmountQuote, feePaid: current.feePaid }
+            ? { fees: this.engine.orderFees(command.market, current.orderId) }
             : {}),
         },
         hold.feePpm,
@@ -1262,8 +1269,7 @@ export class ExchangeCore {
         amountRemaining: order.amountRemaining,
         amountQuoteRemaining: order.amountQuoteRemaining,
         price: order.price,
-        filledAmountQuote: order.filledAmountQuote,
-        feePaid: order.feePaid,
+        fees: this.engine.orderFees(order.market, order.orderId),
       },
       hold.feePpm,
       // The best prices bound only a market order's hold: one with a limit price needs none.
