@@ -1,10 +1,12 @@
 // An authenticate that cannot be answered as asked (a key no one can have, a storage fault) is
 // refused by its action and requestId, and leaves no one authenticated on the socket: protocol
 // §6, errors are `{"action":"<action>","requestId":<echo>,"errorCode":N,"error":"msg"}`.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { WebSocket } from 'ws'
+import { MarketDataHub } from '../src/api/marketDataHub.ts'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { openRecordingSocket } from './fixtures/recordingSocket.ts'
 import { testListing } from './fixtures/testListing.ts'
 import { authenticateRequest, createTrader, type Trader } from './fixtures/trader.ts'
 
@@ -94,6 +96,37 @@ describe('a WebSocket authenticate', () => {
     } finally {
       server.accounts.liveSession = liveSession
       socket.close()
+    }
+  })
+
+  it('refused, and failing while it forgets the caller, is still answered 101 by its requestId', async () => {
+    const socket = await openRecordingSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+    const authenticated = socket.next((message) => message.event === 'authenticate')
+    socket.ws.send(JSON.stringify(authenticateRequest(alice)))
+    expect(await authenticated).toEqual({ event: 'authenticate', authenticated: true })
+    // The refusal forgets the caller first, which re-indexes the socket's subscriptions; that
+    // fails once, before the refusal is sent.
+    const index = vi.spyOn(MarketDataHub.prototype, 'index').mockImplementationOnce(() => {
+      throw new Error('the re-index failed')
+    })
+    try {
+      const answered = socket.next((message) => message.requestId === 9, 'the reply to 9')
+      socket.ws.send(
+        JSON.stringify({ ...authenticateRequest(alice), signature: 'a'.repeat(64), requestId: 9 }),
+      )
+      expect(await answered).toMatchObject({
+        action: 'authenticate',
+        requestId: 9,
+        errorCode: 101,
+      })
+      expect(index).toHaveBeenCalled()
+      // And the socket is no one's.
+      const refused = socket.next((message) => message.requestId === 10, 'the reply to 10')
+      socket.ws.send('{"action":"privateGetBalance","requestId":10}')
+      expect(await refused).toMatchObject({ errorCode: 300 })
+    } finally {
+      index.mockRestore()
+      socket.ws.close()
     }
   })
 })

@@ -360,6 +360,8 @@ export class WsConnection {
     // replies by id would otherwise wait for one that never comes, and may send it again.
     const accepted = requestIdSchema.safeParse(record.requestId)
     const requestIdText = accepted.success ? requestIdEcho(text, accepted.data) : undefined
+    // Whether the request has had its reply (set by `#handle` and `fail` once it is sent).
+    const progress = { answered: false }
     const fail = (reply: ProtocolErrorReply): void => {
       // A failed authenticate leaves no one authenticated, whatever failed: a client switching
       // accounts must not go on trading as the first one. Its error reply says enough.
@@ -374,6 +376,7 @@ export class WsConnection {
         if (typeof value === 'string' && value.length <= echoedLengthMax) echoed[field] = value
       }
       this.send(encodeWsMessage({ action, ...echoed, ...reply.body }, requestIdText))
+      progress.answered = true
     }
     if (accepted.success && requestIdText === undefined) {
       fail(protocolError(205, { param: 'requestId' }))
@@ -413,22 +416,15 @@ export class WsConnection {
       return
     }
     const request = parsed.data
-    const progress = { answered: false }
     try {
-      await this.#handle(
-        request,
-        (reply) => {
-          progress.answered = true
-          fail(reply)
-        },
-        requestIdText,
-        progress,
-      )
+      await this.#handle(request, fail, requestIdText, progress)
     } catch (error) {
       // A fault past the checks (the storage, say): the client hears its request failed, by its
       // action and requestId (a failed authenticate leaving no one authenticated, as any
       // other), unless it was answered already (a subscribe whose first push failed: one
-      // reply to a requestId), and the server's log gets the error.
+      // reply to a requestId; an error reply that failed before it was sent, a refused
+      // authenticate whose forgetting of the caller threw, was not), and the server's log gets
+      // the error.
       if (!progress.answered) fail(protocolError(101))
       throw new RequestFailedError(`${request.action} failed`, { cause: error })
     }
