@@ -129,4 +129,35 @@ describe('a WebSocket authenticate', () => {
       socket.ws.close()
     }
   })
+
+  it('failing in its key lookup fails only itself: a request sent behind it is answered as usual', async () => {
+    const bob = await createTrader(server, 'bob@example.com', { EUR: '10' })
+    const storage = server.storage as unknown as {
+      query: (text: string, params?: readonly unknown[]) => Promise<unknown[]>
+    }
+    const query = storage.query
+    storage.query = async (text, params) => {
+      if (text.includes('from api_keys where key') && params?.[0] === bob.key) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        throw new Error('the storage failed')
+      }
+      return query.call(storage, text, params)
+    }
+    const socket = await openRecordingSocket(`${baseUrl.replace('http', 'ws')}/v2`)
+    try {
+      const refused = socket.next((message) => message.requestId === 1, 'the reply to 1')
+      const time = socket.next((message) => message.requestId === 2, 'the reply to 2')
+      socket.ws.send(JSON.stringify({ ...authenticateRequest(bob), requestId: 1 }))
+      socket.ws.send('{"action":"getTime","requestId":2}')
+      expect(await refused).toMatchObject({ action: 'authenticate', errorCode: 101 })
+      // Before, it waited for the authenticate and failed with it: a bare 101 without its id.
+      expect(await time).toMatchObject({
+        action: 'getTime',
+        response: { time: expect.any(Number) },
+      })
+    } finally {
+      storage.query = query
+      socket.ws.close()
+    }
+  })
 })

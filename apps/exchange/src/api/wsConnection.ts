@@ -332,7 +332,9 @@ export class WsConnection {
   }
 
   async onMessage(text: string): Promise<void> {
-    while (this.#authenticating) await this.#authenticating
+    // Requests wait for an authenticate in flight, whatever its outcome: one that failed was
+    // answered by its own requestId, and must not fail the requests behind it too.
+    while (this.#authenticating) await this.#authenticating.catch(() => undefined)
     // A session that has run out since it authenticated the connection ends here, before
     // anything is charged to or done for its account.
     const nowMs = this.#deps.nowMs()
