@@ -1260,7 +1260,10 @@ export class ExchangeCore {
     if (order.price === null) return // a market order held by its band closes in its command
     const hold = this.#holds.get(key)
     const spec = this.engine.market(order.market)
-    if (hold === undefined || spec === null) return
+    // Open in the engine as in the event (the command is over): a rest it does not know is not
+    // trimmed, as the fee of the rest alone could fall short.
+    const fees = this.engine.orderFees(order.market, order.orderId)
+    if (hold === undefined || spec === null || fees === null) return
     const required = holdRequirement(
       spec,
       {
@@ -1269,7 +1272,7 @@ export class ExchangeCore {
         amountRemaining: order.amountRemaining,
         amountQuoteRemaining: order.amountQuoteRemaining,
         price: order.price,
-        fees: this.engine.orderFees(order.market, order.orderId),
+        fees,
       },
       hold.feePpm,
       // The best prices bound only a market order's hold: one with a limit price needs none.
