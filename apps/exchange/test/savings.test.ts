@@ -3,21 +3,10 @@ import { describe, expect, it } from 'vitest'
 import { type CoreCommand, ExchangeCore } from '../src/core/exchangeCore.ts'
 import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { dateToMs, lastOccurrenceIndex, msToDate, occurrence } from '../src/savings/schedule.ts'
+import { btcEur as coreMarket } from './fixtures/coreWithMarket.ts'
 
-const btcEur: MarketConfig = {
-  market: 'BTC-EUR',
-  base: 'BTC',
-  quote: 'EUR',
-  tickSize: '1',
-  quantityDecimals: 8,
-  notionalDecimals: 2,
-  pricePrecision: 0,
-  minOrderInBaseAsset: '0.00001',
-  maxOrderInBaseAsset: '50',
-  minOrderInQuoteAsset: '5',
-  maxOrderInQuoteAsset: '1000000',
-  maxPrice: '1000000',
-}
+// The core tests' market, with a smaller base minimum for small savings buys.
+const btcEur: MarketConfig = { ...coreMarket, minOrderInBaseAsset: '0.00001' }
 
 describe('savings plan schedules', () => {
   it('monthly plans keep the day of month, clamped to the month end (31 Jan → 28/29 Feb → 31 Mar)', () => {
