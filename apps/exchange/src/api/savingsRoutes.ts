@@ -1,7 +1,7 @@
 // The spec's savings-plan API (spec §7), driven by the protocol's web endpoint table. Private to
 // the signed-in user: a browser session (`Authorization: Bearer <token>`) or a signed API key;
 // without either, 401 with the protocol's error body.
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { assetBySymbol, markets as catalogueMarkets, savingsPlanLimits } from '@polder/catalogue'
 import { parseBigDecimal } from '@polder/engine'
 import { matchWebEndpoint, protocolError, safeParse } from '@polder/protocol'
@@ -10,7 +10,7 @@ import type { AccountStore } from '../accounts/accountStore.ts'
 import { savingsPlanNotFound } from '../core/exchangeCore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import type { Plan } from '../savings/savingsBook.ts'
-import { dateToMs, msToDate, occurrence } from '../savings/schedule.ts'
+import { dateToMs, executionId, msToDate, occurrence } from '../savings/schedule.ts'
 import { queryParameters } from './queryParameters.ts'
 import { requireWebCaller } from './webAuth.ts'
 
@@ -29,12 +29,6 @@ const nothingToChange = {
   errorCode: 232,
   error: 'You must change at least one of amount, frequency, startDate or status.',
 } as const
-
-/** A stable UUID for the upcoming run of a plan, so clients can key on it before it happens. */
-function scheduledExecutionId(planId: string, index: number): string {
-  const hex = createHash('sha256').update(`${planId} ${index}`).digest('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`
-}
 
 function planToWire(plan: Plan): Record<string, unknown> {
   return {
@@ -224,14 +218,15 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
         if (!plan) return reply.code(404).send(savingsPlanNotFound)
         const page = Number(params.page ?? 1)
         const size = Number(params.size ?? 20)
+        const nextRunMs = occurrence(plan.startMs, plan.frequency, plan.nextIndex)
         const upcoming =
           plan.status === 'ACTIVE'
             ? [
                 {
-                  id: scheduledExecutionId(plan.id, plan.nextIndex),
+                  id: executionId(plan.id, nextRunMs),
                   savingsPlanId: plan.id,
                   status: 'SCHEDULED',
-                  scheduledAt: occurrence(plan.startMs, plan.frequency, plan.nextIndex),
+                  scheduledAt: nextRunMs,
                   executedAt: null,
                   amount: plan.amount,
                   filledAmount: null,

@@ -16,6 +16,7 @@ import {
   feeFor,
   formatAmount,
   formatPrice,
+  formatQuote,
   type MarketSpec,
   type OrderFees,
   type OrderState,
@@ -237,8 +238,11 @@ export type AccrueStakingRewards = {
    * least it held since the previous payout. Without it, as journaled before that rule: on what
    * it holds when paid. A replay pays each day by its own command's rules, or a journaled
    * command that spent a reward paid the old way would be refused and the exchange not start.
+   * 3: as 2, but what was staked or unstaked on the day after the one paid for (between midnight
+   * and the payout, which runs in the minute after it) counts for the next payout only: a stake
+   * made at 00:00:10 held the day paid for none of the time, and the next day not all of it.
    */
-  rules?: 2
+  rules?: 2 | 3
   /**
    * The first day paid for, when days were missed (the exchange was stopped over a midnight, or
    * a payout was lost to a crash): every day from it through `dayMs` is paid, each on the least
@@ -438,6 +442,8 @@ export type CoreSnapshot = {
     rewards: [accountId: number, rewards: StakingReward[]][]
     /** Positions whose least amount since the last payout is below their amount now. */
     lows?: [key: string, amount: string][]
+    /** Positions changed on a day after the one the next payout pays (see `#stakeLowsLater`). */
+    lowsLater?: [key: string, before: string, low: string][]
   }
   payments?: Payment[]
   pendingWithdrawals?: PendingWithdrawal[]
@@ -475,6 +481,12 @@ export class ExchangeCore {
    * staked for a moment around midnight earn nothing for the day.
    */
   readonly #stakeLows = new Map<string, bigint>()
+  /**
+   * The positions staked to or unstaked from on a day after the one the next payout pays (the day
+   * after the last one paid): what each held before the first such change, which the next payout
+   * pays on, and the least it held since, which the payout after it pays on.
+   */
+  readonly #stakeLowsLater = new Map<string, { before: bigint; low: bigint }>()
   readonly #riskAcknowledged = new Set<number>()
   #lastAccruedDayMs = 0
   readonly #rewards = new Map<number, StakingReward[]>()
@@ -507,6 +519,8 @@ export class ExchangeCore {
       this.stakes.set(key, BigInt(amount))
     for (const [key, amount] of snapshot?.staking?.lows ?? [])
       this.#stakeLows.set(key, BigInt(amount))
+    for (const [key, before, low] of snapshot?.staking?.lowsLater ?? [])
+      this.#stakeLowsLater.set(key, { before: BigInt(before), low: BigInt(low) })
     for (const accountId of snapshot?.staking?.acknowledged ?? [])
       this.#riskAcknowledged.add(accountId)
     this.#lastAccruedDayMs = snapshot?.staking?.lastAccruedDayMs ?? 0
@@ -538,6 +552,11 @@ export class ExchangeCore {
         lastAccruedDayMs: this.#lastAccruedDayMs,
         rewards: [...this.#rewards],
         lows: [...this.#stakeLows].map(([key, amount]) => [key, amount.toString()]),
+        lowsLater: [...this.#stakeLowsLater].map(([key, { before, low }]) => [
+          key,
+          before.toString(),
+          low.toString(),
+        ]),
       },
       payments: this.payments.snapshot(),
       pendingWithdrawals: [...this.pendingWithdrawals.values()],
@@ -764,6 +783,12 @@ export class ExchangeCore {
     const filled = order?.type === 'order' && order.filledAmount > 0
     record({
       ...base,
+      // What the run spent (the fee on top, as on any order by amountQuote): less than the plan
+      // amount when the book or the market's protection band let it buy less.
+      // Written as the plan's amount is, without trailing zeros ("100", "50.13").
+      ...(filled && spec
+        ? { amount: formatQuote(spec, order.filledAmountQuote).replace(/\.0*$|(\.\d*?)0+$/, '$1') }
+        : {}),
       status: filled ? 'SUCCESS' : 'FAILED',
       filledAmount: filled && spec ? formatAmount(spec, order.filledAmount) : null,
       price:
@@ -813,7 +838,7 @@ export class ExchangeCore {
         command.timestamp,
       )
       // Added to the position, but not to the least it held since the last payout.
-      if (!this.#stakeLows.has(key)) this.#stakeLows.set(key, staked)
+      this.#lowerStake(key, staked, staked, command.timestamp)
       this.stakes.set(key, staked + amount)
     } else {
       if (staked < amount) return { ok: false, ...protocolError(216).body }
@@ -827,10 +852,27 @@ export class ExchangeCore {
       )
       if (staked === amount) this.stakes.delete(key)
       else this.stakes.set(key, staked - amount)
-      const low = this.#stakeLows.get(key) ?? staked
-      this.#stakeLows.set(key, low < staked - amount ? low : staked - amount)
+      this.#lowerStake(key, staked, staked - amount, command.timestamp)
     }
     return { ok: true, events: [] }
+  }
+
+  /**
+   * Keeps the least a position held since the last payout, of a change from `before` to `after`
+   * at `timestamp`: apart when the change was made on a day after the one the next payout pays
+   * (before any payout, none is known: every change counts for the first).
+   */
+  #lowerStake(key: string, before: bigint, after: bigint, timestamp: number): void {
+    const least = before < after ? before : after
+    const dayStartMs = Math.floor(timestamp / utcDayMs) * utcDayMs
+    if (this.#lastAccruedDayMs > 0 && dayStartMs > this.#lastAccruedDayMs + utcDayMs) {
+      const later = this.#stakeLowsLater.get(key)
+      if (later === undefined) this.#stakeLowsLater.set(key, { before, low: least })
+      else if (least < later.low) later.low = least
+      return
+    }
+    const low = this.#stakeLows.get(key)
+    if (low === undefined || least < low) this.#stakeLows.set(key, least)
   }
 
   /** 00:00 UTC of the last day staking rewards were paid for; 0 before the first payout. */
@@ -841,6 +883,8 @@ export class ExchangeCore {
   #accrue(command: AccrueStakingRewards): CoreOutcome {
     // Once per day: a repeated or older day is refused, so a crash or a second timer never pays twice.
     if (command.dayMs <= this.#lastAccruedDayMs) return { ok: false, ...protocolError(232).body }
+    if (command.rules !== undefined && command.rules !== 2 && command.rules !== 3)
+      return { ok: false, ...protocolError(205, { param: 'rules' }).body }
     const fromDayMs = command.fromDayMs ?? command.dayMs
     const days = (command.dayMs - fromDayMs) / utcDayMs + 1
     if (
@@ -850,13 +894,21 @@ export class ExchangeCore {
       days > stakingCatchUpDaysMax
     )
       return { ok: false, ...protocolError(205, { param: 'fromDayMs' }).body }
+    // Under rules 3, a payout of the one day after the last paid leaves the changes of the days
+    // after it to the next payout; a payout of more days (a catch-up) counts every change made
+    // since the last one, as earlier rules do.
+    const laterApart =
+      command.rules === 3 &&
+      fromDayMs === command.dayMs &&
+      command.dayMs === this.#lastAccruedDayMs + utcDayMs
     this.#lastAccruedDayMs = command.dayMs
     for (const [key, staked] of this.stakes) {
       const [accountText, asset] = key.split(' ') as [string, string]
       const yieldPpm = BigInt(command.yieldPpm[asset] ?? 0)
       // Simple daily interest on the least amount staked since the last payout (a stake made
       // during the day earns from the next day on), rounded down to the ledger unit.
-      const amount = command.rules === 2 ? (this.#stakeLows.get(key) ?? staked) : staked
+      const amount =
+        command.rules === undefined ? staked : this.#stakedToPay(key, staked, laterApart)
       const reward = (amount * yieldPpm) / (1_000_000n * 365n)
       if (reward <= 0n) continue
       const accountId = Number(accountText)
@@ -868,9 +920,23 @@ export class ExchangeCore {
       if (rewards.length > 3_650 * 2) rewards.splice(0, rewards.length - 3_650)
       this.#rewards.set(accountId, rewards)
     }
-    // What was staked or unstaked since this payout counts in full from the next one on.
+    // What was staked or unstaked up to this payout counts in full from the next one on; what
+    // was kept apart counts for the next one.
     this.#stakeLows.clear()
+    if (laterApart) for (const [key, { low }] of this.#stakeLowsLater) this.#stakeLows.set(key, low)
+    this.#stakeLowsLater.clear()
     return { ok: true, events: [] }
+  }
+
+  /** What a position is paid on: the least it held over the days paid (see `#lowerStake`). */
+  #stakedToPay(key: string, staked: bigint, laterApart: boolean): bigint {
+    const low = this.#stakeLows.get(key)
+    const later = this.#stakeLowsLater.get(key)
+    if (later === undefined) return low ?? staked
+    // Kept apart: the position held `later.before` from the last change paid for (or from the
+    // last payout) to the first later one.
+    const held = laterApart ? later.before : later.low
+    return low === undefined || held < low ? held : low
   }
 
   #transfer(command: Deposit | Withdraw): CoreOutcome {

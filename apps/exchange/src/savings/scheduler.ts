@@ -1,11 +1,10 @@
 // Runs due savings plans: every tick, each ACTIVE plan whose next occurrence has come gets one
 // journaled run command for its latest due occurrence. The core accepts an occurrence once, so a
 // crash between the tick and the commit, or a second tick, can never buy twice.
-import { randomUUID } from 'node:crypto'
 import type { ExchangeService } from '../core/exchangeService.ts'
 import { newOrderId } from '../core/orderIds.ts'
 import { PeriodicTask } from '../core/periodicTask.ts'
-import { lastOccurrenceIndex } from './schedule.ts'
+import { executionId, lastOccurrenceIndex, occurrence } from './schedule.ts'
 
 export type SchedulerOptions = {
   nowMs: () => number
@@ -56,7 +55,10 @@ export class SavingsScheduler {
         timestamp: runMs,
         planId: plan.id,
         index,
-        executionIds: Array.from({ length: index - plan.nextIndex + 1 }, () => randomUUID()),
+        // The ids the runs were listed under while upcoming (the missed ones first).
+        executionIds: Array.from({ length: index - plan.nextIndex + 1 }, (_, k) =>
+          executionId(plan.id, occurrence(plan.startMs, plan.frequency, plan.nextIndex + k)),
+        ),
         orderId: newOrderId(runMs),
         ...fees,
       })

@@ -65,7 +65,7 @@ export class StakingAccrual {
       dayMs: dayMsEnded,
       ...(fromDayMs < dayMsEnded ? { fromDayMs } : {}),
       yieldPpm: this.#yields,
-      rules: 2,
+      rules: 3,
     })
     return outcome.ok
   }

@@ -140,7 +140,7 @@ export const savingsPlanExecution = z.object({
   scheduledAt: timestampMs,
   /** Null until the purchase ran. */
   executedAt: timestampMs.nullable(),
-  /** EUR spent (the plan amount when SCHEDULED or PENDING). */
+  /** EUR spent, the fee on top, by a SUCCESS (the plan amount when SCHEDULED, PENDING or FAILED). */
   amount: positiveDecimalString,
   /** Asset bought; null unless SUCCESS. */
   filledAmount: nonNegativeDecimalString.nullable(),
