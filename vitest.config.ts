@@ -17,6 +17,9 @@ export default defineConfig({
             'tests/integration/**/*.test.ts',
           ],
           testTimeout: 20_000,
+          // expect.poll gives up after 1 s by default: a round trip or two on a slow machine under
+          // the other worker can take that long.
+          expect: { poll: { timeout: 10_000 } },
           // A hook that starts a server and its accounts takes 2-5 s alone, and twice that while
           // the other worker and a slow machine's neighbours take the CPU.
           hookTimeout: 30_000,
@@ -31,6 +34,7 @@ export default defineConfig({
           include: ['tests/browser/**/*.test.ts', 'apps/*/test-browser/**/*.test.ts'],
           globalSetup: ['tests/browser/site.setup.ts'],
           testTimeout: 120_000,
+          expect: { poll: { timeout: 10_000 } },
           hookTimeout: 180_000,
           fileParallelism: false,
         },

@@ -162,15 +162,17 @@ describe('orders in a cancel-on-disconnect group', () => {
     expect(Number(inGroup.onHold)).toBeGreaterThan(0)
     await armGroup(other, 3, 300) // the other account keeps its countdown going
 
-    offsetMs += 29_000
+    // The clock runs on as well (the requests above take real time): seconds of room for a
+    // slow machine on either side.
+    offsetMs += 25_000
     expect(await server.cancelOnDisconnect.tick()).toBe(0)
-    const restarted = await armGroup(trader, 3, 30) // restarted 1 s before the end
+    const restarted = await armGroup(trader, 3, 30) // restarted 5 s before the end
     expect(restarted.status).toBe(200)
-    offsetMs += 29_000 // 58 s after the start: past the first end, before the new one
+    offsetMs += 29_000 // 54 s after the start: past the first end, before the new one
     expect(await server.cancelOnDisconnect.tick()).toBe(0)
     expect((await order(trader, inGroup.orderId)).status).toBe('new')
 
-    offsetMs += 2_000
+    offsetMs += 5_000
     expect(await server.cancelOnDisconnect.tick()).toBe(1)
     expect(await server.cancelOnDisconnect.tick()).toBe(0) // once
     expect(await order(trader, inGroup.orderId)).toMatchObject({

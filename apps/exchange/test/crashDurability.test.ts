@@ -1156,6 +1156,9 @@ describe('crash durability beyond plain orders', () => {
       .flat()
       .filter((w) => w.status !== 'completed')
     expect(pending.length).toBeGreaterThan(0)
+    // A plan made today in the last burst buys at the restarted server's first ticks: before
+    // the balances are read, not between the two reads.
+    await savingsQuiet(server)
     const totalsBefore = await totals()
     await expectConsistent(server, world.accounts, 'before the withdrawal steps')
     await command(server, 'arm advanceWithdrawal committed', /^ARMED/)
@@ -1250,6 +1253,8 @@ describe('crash durability beyond plain orders', () => {
       ['startPayment committed', 'crash-started'],
     ] as const) {
       const body = { method: 'ideal', amount: '123.45', clientPaymentId }
+      // Carol's plans came due with step 3's day: bought now, not between the two reads.
+      await savingsQuiet(server)
       const eurBefore = (await totals()).carol!.EUR!
       await command(server, `arm ${point}`, /^ARMED/)
       await killedAt(new RegExp(`^KILLED ${point.split(' ')[1]} ${point.split(' ')[0]}`), () =>

@@ -1,6 +1,7 @@
 // A broadcast is written a slice of connections at a time, and requests read in between are
-// served before the rest of the slices (here a slice is one connection, and slices are 25 ms
-// apart, so that a round trip on a busy machine fits between two of them), subscribers' own
+// served before the rest of the slices (here a slice is one connection, and slices are 100 ms
+// apart, so that a read of /metrics and three round trips fit in on a busy machine before the
+// slices reach the last three), subscribers' own
 // requests too. Every subscriber still gets every book event in nonce order, and what a
 // connection is sent after a broadcast (a reply) reaches it after that broadcast.
 import { randomBytes } from 'node:crypto'
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const config = { ...defaultConfig, port: 0, logLevel: 'silent' as const, dataDir: undefined }
   server = await createExchangeServer(config, testListing, undefined, {
     fanOutSliceConnections: 1,
-    fanOutNextTurn: (run) => setTimeout(run, 25),
+    fanOutNextTurn: (run) => setTimeout(run, 100),
   })
   baseUrl = await server.listen()
   wsUrl = `${baseUrl.replace('http', 'ws')}/v2`

@@ -192,7 +192,8 @@ describe('recovery after kill -9', () => {
     const second = await tradeServers.startTestServer({
       POLDER_TEST_KILL_ON: 'placeOrder:committed',
     })
-    const exited = new Promise((resolve) => second.child.once('exit', resolve))
+    // 'close', not 'exit': by then the child's output, its KILLED line with it, has all been read.
+    const exited = new Promise((resolve) => second.child.once('close', resolve))
     await signed(second.url, alice, 'POST', '/v2/order', {
       market: 'BTC-EUR',
       side: 'buy',

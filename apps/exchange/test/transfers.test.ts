@@ -212,10 +212,12 @@ describe('withdrawal confirmation (server clock)', () => {
     expect(Number(await balance())).toBeCloseTo(Number(before) - 0.1, 8)
     expect(await status()).toBe('awaiting_processing')
 
-    offsetMs += delayMs / 2 - 1_000
+    // The clock runs on as well (the requests above take real time): 2.5 s short of half the
+    // delay leaves a slow machine room.
+    offsetMs += delayMs / 2 - 2_500
     expect(await server.withdrawalProcessor.tick()).toBe(0)
     expect(await status()).toBe('awaiting_processing')
-    offsetMs += 1_000 // half the delay: sent
+    offsetMs += 2_500 // half the delay: sent
     expect(await server.withdrawalProcessor.tick()).toBe(1)
     expect(await status()).toBe('sending')
     expect(await server.withdrawalProcessor.tick()).toBe(0) // a second tick: nothing twice

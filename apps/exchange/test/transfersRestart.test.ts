@@ -13,7 +13,8 @@ type Json = any
 type Key = ApiKey & { accountId: number }
 
 const iban = 'NL91ABNA0417164300'
-const withdrawalDelayMs = 2_000
+// Half of it (when the withdrawal is sent) is the room the kill after the acknowledgement has.
+const withdrawalDelayMs = 4_000
 
 /** A signed request that must succeed; its JSON body. */
 async function signed(
@@ -170,7 +171,8 @@ describe('a deposit whose archive write a kill -9 cut off', () => {
     // Killed the moment the confirmed payment is durable: its deposit queued for the transfer
     // archive, which writes 100 ms later.
     server = await servers.startTestServer({ POLDER_TEST_KILL_ON: 'updatePayment:committed' })
-    const exited = new Promise((resolve) => server.child.once('exit', resolve))
+    // 'close', not 'exit': by then the child's output, its KILLED line with it, has all been read.
+    const exited = new Promise((resolve) => server.child.once('close', resolve))
     await signedRequest(server.url, customer, 'POST', '/exchange/payments/v1/deposits', {
       body: { method: 'card', amount: '200' },
     }).catch(() => {}) // no answer: the server is gone
