@@ -12,6 +12,7 @@ import {
   apiKeyCredentials,
   type BookStreamError,
   createPolderClient,
+  createWebApiClient,
   type OpenOrder,
   type PolderClient,
   type SocketConnectionState,
@@ -721,5 +722,49 @@ describe('against the real exchange server', () => {
     // The replayed order is still live: cancelling it removes it from the store.
     client.privateCancelOrder({ market, orderId, operatorId: 1 })
     await waitUntil(() => expect(openOrdersOf(client)).toEqual([]))
+  })
+})
+
+describe('the web API client against the real exchange server', () => {
+  test('a savings plan whose first answer is lost to the timeout is made once, and the retry answered with it', async () => {
+    const trader = await createTrader({ EUR: '1000' })
+    const { token } = await server.accounts.createSession(trader.accountId, 60_000)
+    // The first attempt reaches the server, and its answer never reaches the client.
+    let attempts = 0
+    const losingFirstAnswer = async (url: string, init?: RequestInit): Promise<Response> => {
+      attempts += 1
+      const response = await fetch(url, init)
+      if (attempts > 1) return response
+      await response.arrayBuffer()
+      return new Promise((_resolve, reject) =>
+        init?.signal?.addEventListener('abort', () => reject(new Error('aborted'))),
+      )
+    }
+    const api = createWebApiClient({
+      baseUrl,
+      fetch: losingFirstAnswer,
+      timeoutMs: 500,
+      retry: { retries: 2, baseDelayMs: 10 },
+      headers: () => ({ authorization: `Bearer ${token}` }),
+    })
+    const startDate = new Date().toISOString().slice(0, 10)
+    const created = await api.createSavingsPlan({
+      asset: 'BTC',
+      amount: '25',
+      frequency: 'MONTHLY',
+      startDate,
+    })
+    expect(attempts).toBe(2)
+    expect(created).toMatchObject({ asset: 'BTC', amount: '25', status: 'ACTIVE', startDate })
+    expect((await api.listSavingsPlans()).map((plan) => plan.id)).toEqual([created.id])
+    // A create of its own (a new key) is a second plan.
+    const second = await api.createSavingsPlan({
+      asset: 'BTC',
+      amount: '30',
+      frequency: 'MONTHLY',
+      startDate,
+    })
+    expect(second.id).not.toBe(created.id)
+    expect(await api.listSavingsPlans()).toHaveLength(2)
   })
 })

@@ -126,6 +126,55 @@ describe('savings plans API', () => {
   })
 })
 
+describe('a savings plan created with an Idempotency-Key', () => {
+  const create = (key: string, amount = '25') =>
+    fetch(`${baseUrl}/exchange/savings-plans/v1`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'idempotency-key': key,
+      },
+      body: JSON.stringify({
+        asset: 'BTC',
+        amount,
+        frequency: 'MONTHLY',
+        startDate: new Date(nowMs).toISOString().slice(0, 10),
+      }),
+    }).then(async (response) => ({
+      status: response.status,
+      json: (await response.json()) as Json,
+    }))
+
+  it('is made once however often the create is sent, and answered with the plan each time, deleted too', async () => {
+    const first = await create('retry-me')
+    expect(first.status, JSON.stringify(first.json)).toBe(201)
+    const again = await create('retry-me', '40') // what it asks is not looked at again
+    expect(again).toEqual(first)
+    const mine = (await api('GET', '/exchange/savings-plans/v1')).json as Json[]
+    expect(mine.filter((plan) => plan.id === first.json.id)).toHaveLength(1)
+    expect((await api('DELETE', `/exchange/savings-plans/v1/${first.json.id}`)).status).toBe(200)
+    expect(await create('retry-me')).toMatchObject({
+      status: 201,
+      json: { id: first.json.id, status: 'DELETED' },
+    })
+    const other = await create('another-key')
+    expect(other.status).toBe(201)
+    expect(other.json.id).not.toBe(first.json.id)
+    expect((await api('DELETE', `/exchange/savings-plans/v1/${other.json.id}`)).status).toBe(200)
+  })
+
+  it('refuses a key that is not 1 to 100 visible ASCII characters with 205, and makes nothing', async () => {
+    const before = (await api('GET', '/exchange/savings-plans/v1')).json.length
+    for (const key of ['with space', 'x'.repeat(101), 'clé'])
+      expect(await create(key)).toEqual({
+        status: 400,
+        json: { errorCode: 205, error: 'Idempotency-Key parameter is invalid.' },
+      })
+    expect((await api('GET', '/exchange/savings-plans/v1')).json).toHaveLength(before)
+  })
+})
+
 describe('the savings scheduler', () => {
   it('stamps each run as it submits it, not as its tick began', async () => {
     const ids: string[] = []

@@ -235,6 +235,34 @@ describe('spec §3, §7 savings plans', () => {
     ])
   })
 
+  test('a create retried after a timeout sends the Idempotency-Key of its first attempt', async () => {
+    const keys: (string | undefined)[] = []
+    const fetch = fakeFetch((_url, init, index) => {
+      keys.push((init.headers as Record<string, string>)['idempotency-key'])
+      return index === 0 ? hangingResponse(init) : json(savingsPlan)
+    })
+    let made = 0
+    const api = createWebApiClient({
+      baseUrl: base,
+      fetch,
+      random: () => 0,
+      newIdempotencyKey: () => `key-${++made}`,
+    })
+    const plan = {
+      asset: 'BTC',
+      amount: '25',
+      frequency: 'MONTHLY',
+      startDate: '2026-12-01',
+    } as const
+    const created = api.createSavingsPlan(plan)
+    await vi.runAllTimersAsync()
+    expect(await created).toEqual(savingsPlan)
+    await api.createSavingsPlan(plan) // a second create of its own
+    await api.getSavingsPlan(planId)
+    await api.updateSavingsPlan(planId, { amount: '50' })
+    expect(keys).toEqual(['key-1', 'key-1', 'key-2', undefined, undefined])
+  })
+
   test('savings plans use the enums of spec §3', async () => {
     const fetch = fakeFetch(() => json({ ...savingsPlan, frequency: 'YEARLY' }))
     const api = createWebApiClient({ baseUrl: base, fetch })

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AccountStore } from '../accounts/accountStore.ts'
 import { savingsPlanNotFound } from '../core/exchangeCore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
+import { namedId } from '../core/namedIds.ts'
 import type { Plan } from '../savings/savingsBook.ts'
 import { dateToMs, executionId, msToDate, occurrence } from '../savings/schedule.ts'
 import { queryParameters } from './queryParameters.ts'
@@ -23,6 +24,9 @@ const dayMs = 86_400_000
  * years ahead is a typo rather than a plan, and it would still have to be kept and shown.
  */
 export const startDaysAheadMax = 365
+
+/** What an `Idempotency-Key` header may hold: 1 to 100 visible ASCII characters. */
+const idempotencyKeyPattern = /^[\x21-\x7e]{1,100}$/
 
 /** 232 in savings-plan words: the catalogue's text lists the fields of an order. */
 const nothingToChange = {
@@ -152,9 +156,22 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
       case 'POST /exchange/savings-plans/v1': {
         const eligible = eligibleAssets().find((asset) => asset.symbol === params.asset)
         if (!eligible) return reply.code(400).send(protocolError(205, { param: 'asset' }).body)
+        // A create sent again with its Idempotency-Key (a client retrying after a timeout, whose
+        // first try may have landed) names the same plan, and is answered with it: never two
+        // plans buying for one click.
+        const key = request.headers['idempotency-key']
+        if (key !== undefined && (typeof key !== 'string' || !idempotencyKeyPattern.test(key)))
+          return reply.code(400).send(protocolError(205, { param: 'Idempotency-Key' }).body)
+        const planId =
+          key === undefined ? randomUUID() : namedId(`savings plan ${accountId} ${key}`)
+        const earlier =
+          key === undefined
+            ? undefined
+            : (owned(planId) ??
+              service.core.deletedSavingsPlansOf(accountId).find((plan) => plan.id === planId))
+        if (earlier !== undefined) return reply.code(201).send(planToWire(earlier))
         const refused = checkAmount(String(params.amount)) ?? checkStart(String(params.startDate))
         if (refused) return refused
-        const planId = randomUUID()
         const created = () => {
           const plan = service.core.savingsPlans.get(planId)
           return plan === undefined ? undefined : planToWire(plan)

@@ -1,7 +1,7 @@
 // When a savings plan runs: anchored on its start date (UTC midnight), every day, week, two
 // weeks or month. Monthly plans keep the start's day of month, clamped to shorter months (a plan
 // started on 31 January runs on 28 or 29 February, then on 31 March).
-import { createHash } from 'node:crypto'
+import { namedId } from '../core/namedIds.ts'
 
 export type Frequency = 'DAILY' | 'WEEKLY' | 'FORTNIGHTLY' | 'MONTHLY'
 
@@ -42,13 +42,12 @@ export function msToDate(ms: number): string {
 }
 
 /**
- * The id of a plan's run due at `scheduledAtMs` (a UUID made of a hash of the two): the same
+ * The id of a plan's run due at `scheduledAtMs` (named by the two): the same
  * while it is listed as SCHEDULED and once it has run (or was missed), so a client can key on it
  * before it happens; two runs of a plan never share one, as a plan runs once a date at most.
  * Keyed on the date rather than on the run's index, which counts from the start date again when
  * the start is moved.
  */
 export function executionId(planId: string, scheduledAtMs: number): string {
-  const hex = createHash('sha256').update(`${planId} ${scheduledAtMs}`).digest('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+  return namedId(`${planId} ${scheduledAtMs}`)
 }

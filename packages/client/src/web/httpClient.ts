@@ -18,6 +18,8 @@ import {
 // The web API transport (spec §7, §8): a configurable base address, a timeout per attempt
 // (default 3000 ms), and retries with backoff for network and timeout errors only. Any other
 // failure (an HTTP error status, a body that does not match its schema) is rejected at once.
+// A POST carries an Idempotency-Key, the same on each of its attempts: a retry of one whose first
+// attempt did land (its answer lost to the timeout) is answered as the first, not done twice.
 
 export const defaultApiTimeoutMs = 3000
 
@@ -32,6 +34,8 @@ export type HttpClientOptions = {
   retry?: Partial<RetryOptions>
   /** Extra headers per request (a session token, a language). */
   headers?: () => Record<string, string>
+  /** A new Idempotency-Key for a POST (default: a random UUID). */
+  newIdempotencyKey?: () => string
 }
 
 export type QueryValue = string | number | boolean | readonly string[] | undefined
@@ -78,6 +82,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const timers = options.timers ?? globalTimers
   const random = options.random ?? Math.random
   const timeoutMs = options.timeoutMs ?? defaultApiTimeoutMs
+  const newIdempotencyKey = options.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID())
   const retry: RetryOptions = { ...defaultRetryOptions, ...options.retry }
   if (retry.retries < 0 || retry.retries > retriesMax) {
     throw new RangeError(`retries must be between 0 and ${retriesMax}`)
@@ -86,6 +91,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   async function attempt<Schema extends z.ZodType>(
     url: string,
     request: HttpRequest<Schema>,
+    idempotencyKey: string | undefined,
   ): Promise<z.output<Schema>> {
     const controller = new AbortController()
     let timedOut = false
@@ -95,6 +101,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }, timeoutMs)
     try {
       const headers: Record<string, string> = { accept: 'application/json', ...options.headers?.() }
+      if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey
       const init: RequestInit = { method: request.method, headers, signal: controller.signal }
       if (request.body !== undefined) {
         headers['content-type'] = 'application/json'
@@ -132,9 +139,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     retry,
     async request(request) {
       const url = buildUrl(options.baseUrl, request.path, request.query)
+      const idempotencyKey = request.method === 'POST' ? newIdempotencyKey() : undefined
       for (let retryIndex = 0; ; retryIndex += 1) {
         try {
-          return await attempt(url, request)
+          return await attempt(url, request, idempotencyKey)
         } catch (error) {
           if (!isRetryable(error) || retryIndex >= retry.retries) throw error
           await sleep(timers, backoffDelayMs(retryIndex, retry, random))
