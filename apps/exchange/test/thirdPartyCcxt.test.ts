@@ -10,10 +10,9 @@
 // through the request actions (createOrderWs and the like, replies matched by requestId).
 // The fields ccxt looks for in an error reply and a waiting stop order: thirdPartyCcxtFields.test.ts.
 import ccxt from 'ccxt'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { MarketDataHub } from '../src/api/marketDataHub.ts'
-import type { ConnectionSubscriptions } from '../src/api/subscriptions.ts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ExchangeServer } from '../src/server.ts'
+import { serverSubscribed, subscriptionChanges } from './fixtures/serverSubscribed.ts'
 import { startTestServer } from './fixtures/testServer.ts'
 import { createTrader } from './fixtures/trader.ts'
 
@@ -104,24 +103,6 @@ async function eventually<T>(read: () => Promise<T | undefined>, timeoutMs = 5_0
 /** A book side as plain [price, amount] pairs (ccxt's local book sides are array subclasses). */
 const levels = (side: OrderBook['asks']) => side.map(([price, amount]) => [price, amount])
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Each connection whose subscriptions changed, as the server indexes it for its fan-out. */
-const indexed = vi.spyOn(MarketDataHub.prototype, 'index')
-/**
- * Waits until a connection indexed since `from` (a count of `indexed`'s calls) holds what
- * `wanted` asks: a ccxt watch resolves only with its first event, so a change made before the
- * server has its subscription would never reach it.
- */
-async function serverSubscribed(
-  from: number,
-  wanted: (subscriptions: ConnectionSubscriptions) => boolean,
-) {
-  const deadline = Date.now() + 10_000
-  while (!indexed.mock.calls.slice(from).some(([connection]) => wanted(connection.subscriptions))) {
-    if (Date.now() > deadline) throw new Error('the server never had the subscription')
-    await pause(10)
-  }
-}
 
 /** ccxt's local BTC/EUR book once it satisfies `done`, waiting on its updates for at most 5 s. */
 async function localBookWhen(done: (book: OrderBook) => boolean): Promise<OrderBook> {
@@ -435,7 +416,7 @@ describe('ccxt REST against a Polder server', () => {
 describe('ccxt pro (WebSocket) against a Polder server', () => {
   it('keeps a local book equal to the REST book through placements and trades', async () => {
     // ccxt's book starts only with the first change after the subscription (protocol §6.4).
-    const from = indexed.mock.calls.length
+    const from = subscriptionChanges()
     const first = anonymous.watchOrderBook('BTC/EUR')
     await serverSubscribed(from, (subscriptions) => subscriptions.has('book', 'BTC-EUR'))
     await maker.createOrder('BTC/EUR', 'limit', 'sell', 0.5, 60_000)
@@ -465,7 +446,7 @@ describe('ccxt pro (WebSocket) against a Polder server', () => {
   })
 
   it('pushes the ticker, public trades and candles of a trade', async () => {
-    const from = indexed.mock.calls.length
+    const from = subscriptionChanges()
     const ticker = anonymous.watchTicker('BTC/EUR')
     const trades = anonymous.watchTrades('BTC/EUR')
     const candles = anonymous.watchOHLCV('BTC/EUR', '1m')
@@ -493,7 +474,7 @@ describe('ccxt pro (WebSocket) against a Polder server', () => {
   })
 
   it("pushes the account's order and fill events", async () => {
-    const from = indexed.mock.calls.length
+    const from = subscriptionChanges()
     const orders = maker.watchOrders('BTC/EUR')
     const myTrades = maker.watchMyTrades('BTC/EUR')
     await serverSubscribed(from, (subscriptions) => subscriptions.hasAccount('BTC-EUR'))

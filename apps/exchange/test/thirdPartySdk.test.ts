@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { serverSubscribed, subscriptionChanges } from './fixtures/serverSubscribed.ts'
 import { testListing } from './fixtures/testListing.ts'
 
 let server: ExchangeServer
@@ -84,8 +85,10 @@ describe('the official Node SDK against a Polder server', () => {
       }
     })
     const accountEvents: Record<string, unknown>[] = []
+    const from = subscriptionChanges()
     await maker.websocket.subscriptionAccount('BTC-EUR', (event) => accountEvents.push(event))
     await eventually(() => localBook)
+    await serverSubscribed(from, (subscriptions) => subscriptions.hasAccount('BTC-EUR'))
 
     const placed = await maker.placeOrder('BTC-EUR', 'sell', 'limit', {
       amount: '0.5',
