@@ -40,7 +40,8 @@ export default defineConfig({
           testTimeout: 120_000,
           expect: { poll: { timeout: 10_000 } },
           hookTimeout: 180_000,
-          fileParallelism: false,
+          // Alongside the unit files rather than after them: files without file parallelism
+          // wait for every other file (the site's page checks alone take three minutes).
         },
       },
     ],
