@@ -35,7 +35,8 @@ describe('savings plan schedules', () => {
 })
 
 describe('savings plan runs in the core', () => {
-  function setUp(eur: number) {
+  /** A plan of 100 EUR a day, its account with `eur`, and `askBtc` for sale at 50,000. */
+  function setUp(eur: number, askBtc = 5) {
     const core = new ExchangeCore()
     core.apply({ type: 'addMarket', timestamp: 0, config: btcEur })
     core.apply({
@@ -54,7 +55,7 @@ describe('savings plan runs in the core', () => {
       accountId: 2,
       side: 'sell',
       orderType: 'limit',
-      amount: 500_000_000,
+      amount: askBtc * 100_000_000,
       price: 50_000,
       makerFeePpm: 1_500,
       takerFeePpm: 2_500,
@@ -93,6 +94,23 @@ describe('savings plan runs in the core', () => {
     orderId: `o${index}`,
     makerFeePpm: 1_500,
     takerFeePpm: 2_500,
+  })
+
+  it('a run that bought less than the plan amount records what it spent; one journaled before, the plan amount', () => {
+    for (const [amountRules, amount] of [
+      [2, '50'],
+      [undefined, '100'], // as the older build recorded it, and its snapshots hold it
+    ] as const) {
+      const { core, startMs } = setUp(1_000, 0.001) // 50 EUR of BTC on the book
+      const command = {
+        ...run(0, startMs + 5_000, ['e0']),
+        ...(amountRules ? { amountRules } : {}),
+      }
+      expect(core.apply(command).ok).toBe(true)
+      expect(core.savingsPlans.get('p')!.executions).toMatchObject([
+        { status: 'SUCCESS', filledAmount: '0.00100000', amount },
+      ])
+    }
   })
 
   it('each occurrence runs exactly once, as a market buy of the amount in EUR', () => {

@@ -164,6 +164,41 @@ describe('a savings plan created with an Idempotency-Key', () => {
     expect((await api('DELETE', `/exchange/savings-plans/v1/${other.json.id}`)).status).toBe(200)
   })
 
+  it('answers a create sent again only once the create it repeats is durable', async () => {
+    // A slow journal commit, the reason a client's first attempt times out and is sent again.
+    const journal = server.journal
+    const append = journal.append.bind(journal)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    journal.append = (record) => {
+      const appended = append(record)
+      return { seq: appended.seq, durable: appended.durable.then(() => gate) }
+    }
+    const answered = (request: Promise<{ status: number }>) =>
+      Promise.race([
+        request.then(({ status }) => `answered ${status}`),
+        new Promise((resolve) => setTimeout(() => resolve('waiting'), 300)),
+      ])
+    try {
+      const first = create('slow-commit')
+      expect(await answered(first)).toBe('waiting')
+      const again = create('slow-commit')
+      // A crash now would take the plan back: the repeat must not say it was made.
+      expect(await answered(again)).toBe('waiting')
+      release()
+      expect((await first).status).toBe(201)
+      expect(await again).toEqual(await first)
+      expect(
+        (await api('DELETE', `/exchange/savings-plans/v1/${(await first).json.id}`)).status,
+      ).toBe(200)
+    } finally {
+      release()
+      delete (journal as { append?: unknown }).append
+    }
+  })
+
   it('refuses a key that is not 1 to 100 visible ASCII characters with 205, and makes nothing', async () => {
     const before = (await api('GET', '/exchange/savings-plans/v1')).json.length
     for (const key of ['with space', 'x'.repeat(101), 'clé'])

@@ -1,6 +1,6 @@
 // A savings plan's executions as the web API lists them: the upcoming run keeps the id it was
 // listed under once it has run, and a run that bought less than the plan amount (a thin book)
-// shows what it spent. Both from a review (2026-11-28).
+// shows what it spent. From a review (2026-11-28).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { msToDate } from '../src/savings/schedule.ts'

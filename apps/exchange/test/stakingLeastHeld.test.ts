@@ -168,6 +168,22 @@ describe('staking changes made between midnight and the payout, in the minute af
     expect(payDay(core, day0 + 3 * dayMs, 3, 40_000)).toBe(daily(400))
   })
 
+  it('an unstake of everything after midnight leaves the day paid its reward, as one of nearly everything does', () => {
+    const paidOn = (unstaked: number) => {
+      const core = coreWithEth(1_000)
+      expect(payDay(core, day0 - dayMs)).toBe(0n)
+      move(core, 'stake', 1_000, day0 + 5_000)
+      expect(payDay(core, day0)).toBe(0n)
+      move(core, 'unstake', unstaked, day0 + 2 * dayMs + 10_000)
+      const paid = payDay(core, day0 + dayMs, 3, 40_000) // day 1 held 1,000 all of it
+      expect(payDay(core, day0 + 2 * dayMs, 3, 40_000)).toBe(daily(1_000 - unstaked))
+      core.ledger.checkInvariant()
+      return paid
+    }
+    expect(paidOn(999)).toBe(daily(1_000))
+    expect(paidOn(1_000)).toBe(daily(1_000))
+  })
+
   it('are kept apart in the snapshot, and a payout journaled under rules 2 pays as it did', () => {
     const core = coreWithEth(1_000)
     expect(payDay(core, day0 - dayMs)).toBe(0n)

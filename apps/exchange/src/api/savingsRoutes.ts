@@ -169,7 +169,13 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
             ? undefined
             : (owned(planId) ??
               service.core.deletedSavingsPlansOf(accountId).find((plan) => plan.id === planId))
-        if (earlier !== undefined) return reply.code(201).send(planToWire(earlier))
+        if (earlier !== undefined) {
+          // The create it repeats may still be on its way to the journal (a slow commit is
+          // what made the client retry): answered once that is durable, as the first would be.
+          const answer = planToWire(earlier)
+          await service.appliedDurable()
+          return reply.code(201).send(answer)
+        }
         const refused = checkAmount(String(params.amount)) ?? checkStart(String(params.startDate))
         if (refused) return refused
         const created = () => {

@@ -176,6 +176,11 @@ export type RunSavingsPlan = {
   orderId: string
   makerFeePpm: number
   takerFeePpm: number
+  /**
+   * 2 (every run journaled now): a SUCCESS records as its amount the EUR its order spent.
+   * Without it, as journaled before: the plan's amount, as it was shown then.
+   */
+  amountRules?: 2
 }
 
 /** What the savings-plan routes and commands answer for a plan that is not the caller's. */
@@ -786,7 +791,7 @@ export class ExchangeCore {
       // What the run spent (the fee on top, as on any order by amountQuote): less than the plan
       // amount when the book or the market's protection band let it buy less.
       // Written as the plan's amount is, without trailing zeros ("100", "50.13").
-      ...(filled && spec
+      ...(filled && spec && command.amountRules === 2
         ? { amount: formatQuote(spec, order.filledAmountQuote).replace(/\.0*$|(\.\d*?)0+$/, '$1') }
         : {}),
       status: filled ? 'SUCCESS' : 'FAILED',
@@ -902,7 +907,17 @@ export class ExchangeCore {
       fromDayMs === command.dayMs &&
       command.dayMs === this.#lastAccruedDayMs + utcDayMs
     this.#lastAccruedDayMs = command.dayMs
-    for (const [key, staked] of this.stakes) {
+    // Under rules 3, a position unstaked to nothing after midnight is gone from `stakes`, but
+    // the day paid is owed on what it held before.
+    const positions: Iterable<[string, bigint]> = laterApart
+      ? [
+          ...this.stakes,
+          ...[...this.#stakeLowsLater.keys()]
+            .filter((key) => !this.stakes.has(key))
+            .map((key): [string, bigint] => [key, 0n]),
+        ]
+      : this.stakes
+    for (const [key, staked] of positions) {
       const [accountText, asset] = key.split(' ') as [string, string]
       const yieldPpm = BigInt(command.yieldPpm[asset] ?? 0)
       // Simple daily interest on the least amount staked since the last payout (a stake made

@@ -61,6 +61,7 @@ export class SavingsScheduler {
         ),
         orderId: newOrderId(runMs),
         ...fees,
+        amountRules: 2,
       })
       if (outcome.ok) ran += 1
     }
