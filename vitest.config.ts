@@ -20,13 +20,16 @@ export default defineConfig({
             'tests/unit/**/*.test.ts',
             'tests/integration/**/*.test.ts',
           ],
-          testTimeout: 20_000,
+          // Some tests without a timeout of their own take 10-16 s on a slow machine with the
+          // other worker busy (the first PGlite opens of storage.test.ts, the archives' listings):
+          // three times that before one counts as hung.
+          testTimeout: 60_000,
           // expect.poll gives up after 1 s by default: a round trip or two on a slow machine under
           // the other worker can take that long.
           expect: { poll: { timeout: 10_000 } },
           // A hook that starts a server and its accounts takes 2-5 s alone, and twice that while
           // the other worker and a slow machine's neighbours take the CPU.
-          hookTimeout: 30_000,
+          hookTimeout: 60_000,
           // Their servers run PGlite on threads: with V8's tier-up of wasm-to-JS wrappers off,
           // which crashed one run of the exchange's tests in three (apps/exchange/src/nodeFlags.ts).
           execArgv: [wasmWrapperTierUpOff],
