@@ -53,7 +53,7 @@ async function startServer(onPort: number): Promise<void> {
 
 beforeAll(async () => {
   await startServer(0)
-}, 15_000)
+})
 
 afterAll(async () => {
   await server.close()
