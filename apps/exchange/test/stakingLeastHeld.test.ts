@@ -144,6 +144,15 @@ describe('staking rewards on the least amount held since the last payout', () =>
   })
 })
 
+/** A core whose `amount` of ETH was staked on day 0 and paid nothing for it: day 1 holds it all. */
+function stakedOnDay0(amount: number): ExchangeCore {
+  const core = coreWithEth(1_000)
+  expect(payDay(core, day0 - dayMs)).toBe(0n)
+  move(core, 'stake', amount, day0 + 5_000)
+  expect(payDay(core, day0)).toBe(0n)
+  return core
+}
+
 describe('staking changes made between midnight and the payout, in the minute after it', () => {
   it('count for the next day only: a stake does not earn for the day paid, nor for the day it was made in', () => {
     const core = coreWithEth(1_000)
@@ -157,10 +166,7 @@ describe('staking changes made between midnight and the payout, in the minute af
   })
 
   it('an unstake after midnight leaves the day paid its reward on what was held all of it', () => {
-    const core = coreWithEth(1_000)
-    expect(payDay(core, day0 - dayMs)).toBe(0n)
-    move(core, 'stake', 600, day0 + 5_000)
-    expect(payDay(core, day0)).toBe(0n)
+    const core = stakedOnDay0(600)
     move(core, 'unstake', 500, day0 + 2 * dayMs + 10_000)
     move(core, 'stake', 300, day0 + 2 * dayMs + 20_000)
     expect(payDay(core, day0 + dayMs, 3, 40_000)).toBe(daily(600)) // day 1 held 600 throughout
@@ -170,10 +176,7 @@ describe('staking changes made between midnight and the payout, in the minute af
 
   it('an unstake of everything after midnight leaves the day paid its reward, as one of nearly everything does', () => {
     const paidOn = (unstaked: number) => {
-      const core = coreWithEth(1_000)
-      expect(payDay(core, day0 - dayMs)).toBe(0n)
-      move(core, 'stake', 1_000, day0 + 5_000)
-      expect(payDay(core, day0)).toBe(0n)
+      const core = stakedOnDay0(1_000)
       move(core, 'unstake', unstaked, day0 + 2 * dayMs + 10_000)
       const paid = payDay(core, day0 + dayMs, 3, 40_000) // day 1 held 1,000 all of it
       expect(payDay(core, day0 + 2 * dayMs, 3, 40_000)).toBe(daily(1_000 - unstaked))
@@ -185,10 +188,7 @@ describe('staking changes made between midnight and the payout, in the minute af
   })
 
   it('are kept apart in the snapshot, and a payout journaled under rules 2 pays as it did', () => {
-    const core = coreWithEth(1_000)
-    expect(payDay(core, day0 - dayMs)).toBe(0n)
-    move(core, 'stake', 600, day0 + 1_000)
-    expect(payDay(core, day0)).toBe(0n)
+    const core = stakedOnDay0(600)
     move(core, 'unstake', 500, day0 + 2 * dayMs + 10_000)
     const snapshot = JSON.stringify(core.snapshot())
     expect(payDay(new ExchangeCore(JSON.parse(snapshot)), day0 + dayMs, 3, 40_000)).toBe(daily(600))
