@@ -1,6 +1,6 @@
 // Ids made from a name rather than drawn at random: the same name gives the same id, in every
 // process and on every replay. A UUID's shape (version 4 and variant bits set, as clients that
-// check the shape expect) over the first 122 bits of the name's SHA-256.
+// check the shape expect) over 120 bits of the name's SHA-256.
 import { createHash } from 'node:crypto'
 
 export function namedId(name: string): string {
