@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SavingsScheduler } from '../src/savings/scheduler.ts'
 import type { ExchangeServer } from '../src/server.ts'
+import { answeredWithin, holdJournalWrites } from './fixtures/journalGate.ts'
 import { startSavingsServer } from './fixtures/savingsServer.ts'
 import { webRequest } from './fixtures/webRequest.ts'
 
@@ -166,27 +167,13 @@ describe('a savings plan created with an Idempotency-Key', () => {
 
   it('answers a create sent again only once the create it repeats is durable', async () => {
     // A slow journal commit, the reason a client's first attempt times out and is sent again.
-    const journal = server.journal
-    const append = journal.append.bind(journal)
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    journal.append = (record) => {
-      const appended = append(record)
-      return { seq: appended.seq, durable: appended.durable.then(() => gate) }
-    }
-    const answered = (request: Promise<{ status: number }>) =>
-      Promise.race([
-        request.then(({ status }) => `answered ${status}`),
-        new Promise((resolve) => setTimeout(() => resolve('waiting'), 300)),
-      ])
+    const release = holdJournalWrites(server)
     try {
       const first = create('slow-commit')
-      expect(await answered(first)).toBe('waiting')
+      expect(await answeredWithin(first)).toBe('waiting')
       const again = create('slow-commit')
       // A crash now would take the plan back: the repeat must not say it was made.
-      expect(await answered(again)).toBe('waiting')
+      expect(await answeredWithin(again)).toBe('waiting')
       release()
       expect((await first).status).toBe(201)
       expect(await again).toEqual(await first)
@@ -195,7 +182,6 @@ describe('a savings plan created with an Idempotency-Key', () => {
       ).toBe(200)
     } finally {
       release()
-      delete (journal as { append?: unknown }).append
     }
   })
 

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { AccountStore } from '../accounts/accountStore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
-import { formatLedgerUnits } from '../ledger/ledger.ts'
+import { formatLedgerAmount, formatLedgerUnits } from '../ledger/ledger.ts'
 import type { Payment } from '../payments/paymentBook.ts'
 import type { PaymentService } from '../payments/paymentService.ts'
 import {
@@ -44,7 +44,7 @@ const listQuery = z.strictObject({ limit: integerParameter(1, 1000).optional() }
 
 /** Parts per million as a percentage without trailing zeros (17,500 → "1.75"). */
 function ppmToPercent(ppm: number): string {
-  return formatLedgerUnits(BigInt(ppm) * 10n ** 14n, 4).replace(/\.?0+$/, '')
+  return formatLedgerAmount(BigInt(ppm) * 10n ** 14n, 4)
 }
 
 const eur = (ledgerUnits: bigint) => formatLedgerUnits(ledgerUnits, 2)

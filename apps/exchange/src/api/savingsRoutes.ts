@@ -12,6 +12,7 @@ import type { ExchangeService } from '../core/exchangeService.ts'
 import { namedId } from '../core/namedIds.ts'
 import type { Plan } from '../savings/savingsBook.ts'
 import { dateToMs, executionId, msToDate, occurrence } from '../savings/schedule.ts'
+import { idempotencyKeyOf } from './idempotencyKey.ts'
 import { queryParameters } from './queryParameters.ts'
 import { requireWebCaller } from './webAuth.ts'
 
@@ -24,9 +25,6 @@ const dayMs = 86_400_000
  * years ahead is a typo rather than a plan, and it would still have to be kept and shown.
  */
 export const startDaysAheadMax = 365
-
-/** What an `Idempotency-Key` header may hold: 1 to 100 visible ASCII characters. */
-const idempotencyKeyPattern = /^[\x21-\x7e]{1,100}$/
 
 /** 232 in savings-plan words: the catalogue's text lists the fields of an order. */
 const nothingToChange = {
@@ -159,9 +157,8 @@ export function registerSavingsRoutes(app: FastifyInstance, deps: SavingsDeps): 
         // A create sent again with its Idempotency-Key (a client retrying after a timeout, whose
         // first try may have landed) names the same plan, and is answered with it: never two
         // plans buying for one click.
-        const key = request.headers['idempotency-key']
-        if (key !== undefined && (typeof key !== 'string' || !idempotencyKeyPattern.test(key)))
-          return reply.code(400).send(protocolError(205, { param: 'Idempotency-Key' }).body)
+        const key = idempotencyKeyOf(request, reply)
+        if (key === false) return reply
         const planId =
           key === undefined ? randomUUID() : namedId(`savings plan ${accountId} ${key}`)
         const earlier =

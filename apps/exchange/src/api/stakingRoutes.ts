@@ -1,6 +1,8 @@
 // Staking for the trading app (spec §1: "staking yield up to 15%"): stake and unstake eligible
 // assets, see positions and daily rewards. The staking risk disclosure must be acknowledged once
 // per account (`acknowledgeRisk: true` with the first stake). Private like the savings plans.
+// A stake or unstake sent with an `Idempotency-Key` is applied once: a retry with the same key
+// within a day is answered with what the first did.
 import { randomUUID } from 'node:crypto'
 import { assetBySymbol, assets } from '@polder/catalogue'
 import { parseBigDecimal } from '@polder/engine'
@@ -8,8 +10,11 @@ import { protocolError } from '@polder/protocol'
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { AccountStore } from '../accounts/accountStore.ts'
+import type { RecentStake } from '../core/exchangeCore.ts'
 import type { ExchangeService } from '../core/exchangeService.ts'
-import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
+import { namedId } from '../core/namedIds.ts'
+import { formatLedgerAmount, formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
+import { idempotencyKeyOf } from './idempotencyKey.ts'
 import { requireWebCaller } from './webAuth.ts'
 import { webJsonBody } from './webJsonBody.ts'
 
@@ -23,6 +28,11 @@ const stakeBody = z.strictObject({
 
 export function registerStakingRoutes(app: FastifyInstance, deps: StakingDeps): void {
   const { service } = deps
+  const answer = (stake: Pick<RecentStake, 'asset' | 'amount'>) => ({
+    success: true,
+    asset: stake.asset,
+    amount: formatLedgerAmount(BigInt(stake.amount), assetBySymbol(stake.asset)?.decimals ?? 18),
+  })
   const eligible = () =>
     assets
       .filter((asset) => asset.staking?.eligible === true)
@@ -70,6 +80,18 @@ export function registerStakingRoutes(app: FastifyInstance, deps: StakingDeps): 
     app.post(`/exchange/staking/v1/${action}`, async (request, reply) => {
       const accountId = await requireWebCaller(request, reply, deps)
       if (accountId === undefined) return reply
+      const key = idempotencyKeyOf(request, reply)
+      if (key === false) return reply
+      // The key names the command: the same key again finds the one applied, even if the retry
+      // asks for something else (its body is not looked at again, as for savings plans).
+      const reference = key === undefined ? randomUUID() : namedId(`${action} ${accountId} ${key}`)
+      const earlier = key === undefined ? undefined : service.core.recentStake(reference)
+      if (earlier !== undefined) {
+        // The command it repeats may still be on its way to the journal (a slow commit is what
+        // made the client retry): answered once that is durable, as the first would be.
+        await service.appliedDurable()
+        return answer(earlier)
+      }
       const body = webJsonBody(
         request,
         reply,
@@ -95,11 +117,14 @@ export function registerStakingRoutes(app: FastifyInstance, deps: StakingDeps): 
         asset: asset.symbol,
         amount: toLedgerUnits(amount.units, asset.decimals).toString(),
         ...(body.acknowledgeRisk === undefined ? {} : { acknowledgeRisk: body.acknowledgeRisk }),
-        reference: randomUUID(),
+        reference,
       })
       if (!outcome.ok)
         return reply.code(400).send({ errorCode: outcome.errorCode, error: outcome.error })
-      return { success: true, asset: asset.symbol, amount: body.amount }
+      return answer({
+        asset: asset.symbol,
+        amount: toLedgerUnits(amount.units, asset.decimals).toString(),
+      })
     })
   }
 }

@@ -265,6 +265,24 @@ export const stakingCatchUpDaysMax = 366
  */
 export type StakingReward = { dayMs: number; asset: string; amount: string; creditedMs?: number }
 
+/** A stake or unstake as applied, kept a while by its reference (see `recentStake`). */
+export type RecentStake = {
+  reference: string
+  accountId: number
+  type: 'stake' | 'unstake'
+  asset: string
+  /** In ledger units. */
+  amount: string
+  timestamp: number
+}
+
+/**
+ * How long a stake's or unstake's reference is kept, and how many at most: a client that retries
+ * with the same Idempotency-Key within this time is answered with what was done, not staked twice.
+ */
+export const recentStakeKeptMs = 86_400_000
+export const recentStakesMax = 100_000
+
 /**
  * Cancel-on-disconnect (POST /cancelOrdersAfter): starts or restarts the countdown of one of the
  * account's order groups, or stops it (`expiresAtMs` 0). Orders may name the group only while its
@@ -449,6 +467,8 @@ export type CoreSnapshot = {
     lows?: [key: string, amount: string][]
     /** Positions changed on a day after the one the next payout pays (see `#stakeLowsLater`). */
     lowsLater?: [key: string, before: string, low: string][]
+    /** Absent from snapshots made before 2026-11-28: a retry then stakes again, as it did. */
+    recent?: RecentStake[]
   }
   payments?: Payment[]
   pendingWithdrawals?: PendingWithdrawal[]
@@ -493,6 +513,8 @@ export class ExchangeCore {
    */
   readonly #stakeLowsLater = new Map<string, { before: bigint; low: bigint }>()
   readonly #riskAcknowledged = new Set<number>()
+  /** The stakes and unstakes of the last day by reference, oldest first (see `recentStake`). */
+  readonly #recentStakes = new Map<string, RecentStake>()
   #lastAccruedDayMs = 0
   readonly #rewards = new Map<number, StakingReward[]>()
   readonly payments: PaymentBook
@@ -528,6 +550,8 @@ export class ExchangeCore {
       this.#stakeLowsLater.set(key, { before: BigInt(before), low: BigInt(low) })
     for (const accountId of snapshot?.staking?.acknowledged ?? [])
       this.#riskAcknowledged.add(accountId)
+    for (const stake of snapshot?.staking?.recent ?? [])
+      this.#recentStakes.set(stake.reference, stake)
     this.#lastAccruedDayMs = snapshot?.staking?.lastAccruedDayMs ?? 0
     for (const [accountId, rewards] of snapshot?.staking?.rewards ?? [])
       this.#rewards.set(accountId, rewards)
@@ -562,6 +586,7 @@ export class ExchangeCore {
           before.toString(),
           low.toString(),
         ]),
+        recent: [...this.#recentStakes.values()],
       },
       payments: this.payments.snapshot(),
       pendingWithdrawals: [...this.pendingWithdrawals.values()],
@@ -818,9 +843,21 @@ export class ExchangeCore {
     return this.#riskAcknowledged.has(accountId)
   }
 
+  /**
+   * The stake or unstake applied under this reference in the last day (`recentStakeKeptMs`), if
+   * any. The web API derives the reference from the client's Idempotency-Key, and answers a
+   * retry with the one applied instead of staking again.
+   */
+  recentStake(reference: string): RecentStake | undefined {
+    return this.#recentStakes.get(reference)
+  }
+
   #stake(command: Stake): CoreOutcome {
     const amount = BigInt(command.amount)
     if (amount <= 0n) return { ok: false, ...protocolError(205, { param: 'amount' }).body }
+    // A reference is applied once: a second command naming it is a retry, never a new stake.
+    if (this.#recentStakes.has(command.reference))
+      return { ok: false, ...protocolError(205, { param: 'reference' }).body }
     const key = `${command.accountId} ${command.asset}`
     const staked = this.stakes.get(key) ?? 0n
     if (command.type === 'stake') {
@@ -859,7 +896,22 @@ export class ExchangeCore {
       else this.stakes.set(key, staked - amount)
       this.#lowerStake(key, staked, staked - amount, command.timestamp)
     }
+    this.#keepRecentStake(command)
     return { ok: true, events: [] }
+  }
+
+  /** Keeps an applied stake's reference, forgetting those past a day old or past the most kept. */
+  #keepRecentStake(command: Stake): void {
+    const { reference, accountId, type, asset, amount, timestamp } = command
+    for (const [kept, stake] of this.#recentStakes) {
+      if (
+        stake.timestamp > timestamp - recentStakeKeptMs &&
+        this.#recentStakes.size < recentStakesMax
+      )
+        break
+      this.#recentStakes.delete(kept)
+    }
+    this.#recentStakes.set(reference, { reference, accountId, type, asset, amount, timestamp })
   }
 
   /**

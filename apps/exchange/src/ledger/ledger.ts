@@ -336,3 +336,9 @@ export function formatLedgerUnits(amount: bigint, decimals: number): string {
   const fraction = digits.slice(digits.length - decimals)
   return `${negative ? '-' : ''}${whole}${decimals > 0 ? `.${fraction}` : ''}`
 }
+
+/** As `formatLedgerUnits`, without the fraction's trailing zeros ("5.00000000" → "5"). */
+export function formatLedgerAmount(amount: bigint, decimals: number): string {
+  const text = formatLedgerUnits(amount, decimals)
+  return decimals > 0 ? text.replace(/\.?0+$/, '') : text
+}
