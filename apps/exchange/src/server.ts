@@ -100,14 +100,17 @@ export type ExchangeServer = {
   tradePruning: PeriodicTask<void>
   /**
    * Forgets cached API keys revoked in the database directly, and unauthenticates their
-   * sockets; reads the cached stored fee tiers again (every 15 s once listening; tests may
-   * `run` it). Gives how many keys it found revoked and how many tiers changed.
+   * sockets; reads the cached stored fee tiers again; deletes sessions ended a day ago (every
+   * 15 s once listening; tests may `run` it). Gives how many keys it found revoked and how many
+   * tiers changed.
    */
   accountSweep: PeriodicTask<{
     revokedKeys: number
     endedSessions: number
     feeTiers: number
     feeTiersForgotten: number
+    /** Session rows deleted: ended (expired or revoked) more than a day before. */
+    sessionsDeleted: number
   }>
   /** Bearer token of the /admin endpoints (kept in the data directory when there is one). */
   adminToken: string
@@ -256,19 +259,21 @@ export async function createExchangeServer(
         accounts.sweepRevokedKeys(),
         accounts.sweepEndedSessions([...sessionHashes]),
         accounts.refreshFeeTiers(),
+        accounts.deleteEndedSessions(),
       ])
-      const [revokedKeys, endedSessions, feeTiers] = parts.map((part) => {
+      const [revokedKeys, endedSessions, feeTiers, sessionsDeleted] = parts.map((part) => {
         if (part.status === 'rejected') throw part.reason
         return part.value
-      }) as [number, number, number]
+      }) as [number, number, number, number]
       return {
         revokedKeys,
         endedSessions: expiredSessions + endedSessions,
         feeTiers,
         feeTiersForgotten,
+        sessionsDeleted,
       }
     },
-    { revokedKeys: 0, endedSessions: 0, feeTiers: 0, feeTiersForgotten: 0 },
+    { revokedKeys: 0, endedSessions: 0, feeTiers: 0, feeTiersForgotten: 0, sessionsDeleted: 0 },
   )
   const metrics = createMetrics()
   service.onOutcome((command, outcome) => {

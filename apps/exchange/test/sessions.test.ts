@@ -2,7 +2,11 @@
 // logout, expiry (error 313, which the client maps to hermes_auth_invalid_session).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
-import { tokenHash } from '../src/accounts/accountStore.ts'
+import {
+  endedSessionKeptMs,
+  sessionsPerAccountMax,
+  tokenHash,
+} from '../src/accounts/accountStore.ts'
 import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { checkpoint } from './fixtures/journalGate.ts'
@@ -472,5 +476,60 @@ describe('browser sessions', () => {
     expect(codes.filter((code) => code === 443)).toHaveLength(10)
     expect(codes.filter((code) => code === 105)).toHaveLength(20)
     expect(codes.at(-1)).toBe(105)
+  })
+})
+
+describe('the sessions table', () => {
+  const rowsOf = async (accountId: number) =>
+    Number(
+      (
+        await server.storage.query<{ n: string | number }>(
+          'select count(*) as n from sessions where account_id = $1',
+          [accountId],
+        )
+      )[0]!.n,
+    )
+
+  it('holds at most 100 sessions an account: a login past them signs the oldest out', async () => {
+    const account = await server.accounts.createAccount('many@example.com', 'a long password')
+    const tokens: string[] = []
+    for (let login = 0; login < sessionsPerAccountMax + 5; login += 1) {
+      tokens.push((await server.accounts.createSession(account.id, 60_000)).token)
+      nowMs += 1 // each login a millisecond after the last
+    }
+    expect(await rowsOf(account.id)).toBe(sessionsPerAccountMax)
+    for (const token of tokens.slice(0, 5))
+      expect(await server.accounts.findSession(token)).toBeUndefined()
+    for (const token of tokens.slice(5))
+      expect(await server.accounts.findSession(token)).toBe(account.id)
+    // Another account's sessions are its own.
+    const other = await server.accounts.createAccount('few@example.com', 'a long password')
+    const kept = (await server.accounts.createSession(other.id, 60_000)).token
+    expect(await server.accounts.findSession(kept)).toBe(other.id)
+    expect(await rowsOf(account.id)).toBe(sessionsPerAccountMax)
+  })
+
+  it('loses the rows of sessions ended (expired or signed out) a day before, at the sweep', async () => {
+    const account = await server.accounts.createAccount('ended@example.com', 'a long password')
+    const expiring = (await server.accounts.createSession(account.id, 60_000)).token
+    const signedOut = (await server.accounts.createSession(account.id, 7 * endedSessionKeptMs))
+      .token
+    const live = (await server.accounts.createSession(account.id, 7 * endedSessionKeptMs)).token
+    await server.accounts.revokeSession(signedOut)
+    nowMs += 60_000
+    await server.accountSweep.run()
+    expect(await rowsOf(account.id)).toBe(3) // ended, but not a day ago
+    nowMs += endedSessionKeptMs
+    const swept = await server.accountSweep.run()
+    expect(swept.sessionsDeleted).toBeGreaterThanOrEqual(2)
+    expect(await rowsOf(account.id)).toBe(1)
+    // A deleted session's token is refused as an ended one is; the live one goes on.
+    for (const token of [expiring, signedOut]) {
+      expect(await server.accounts.findSession(token)).toBeUndefined()
+      const { reply, ws } = await socketAuthenticatedWith(token)
+      expect(reply.errorCode).toBe(313)
+      ws.close()
+    }
+    expect(await server.accounts.findSession(live)).toBe(account.id)
   })
 })

@@ -11,6 +11,14 @@ import type { Permission as ProtocolPermission } from '@polder/protocol'
 import { type SqlDriver, toTextArray } from '../storage/sqlDriver.ts'
 import { type SecretBox, SecretKeyError } from './secretBox.ts'
 
+/**
+ * Live browser sessions per account (each login makes one): past this the oldest is signed out.
+ * Enough for every browser and device a customer uses; a loop of logins cannot grow the table.
+ */
+export const sessionsPerAccountMax = 100
+/** How long an ended session's row stays: the account's sign-ins of the last day, for an operator. */
+export const endedSessionKeptMs = 86_400_000
+
 /** Cached keys (or accounts) asked about in one query of `sweepRevokedKeys` (`refreshFeeTiers`). */
 const sweepBatch = 1_000
 /** Keys `revokedLately` remembers. */
@@ -440,6 +448,10 @@ export class AccountStore {
     for (const listener of this.#revokedListeners) listener({ kind: 'key', key })
   }
 
+  /**
+   * Starts a browser session. An account holds at most `sessionsPerAccountMax`: past that, its
+   * oldest are deleted (signed out: their sockets lose them at the next account sweep).
+   */
   async createSession(
     accountId: number,
     ttlMs: number,
@@ -450,7 +462,27 @@ export class AccountStore {
       'insert into sessions (token_hash, account_id, created_at_ms, expires_at_ms) values ($1, $2, $3, $4)',
       [tokenHash(token), accountId, this.#nowMs(), expiresAtMs],
     )
+    await this.#driver.query(
+      `delete from sessions where account_id = $1 and token_hash in (
+         select token_hash from sessions where account_id = $1
+         order by created_at_ms desc, token_hash offset $2)`,
+      [accountId, sessionsPerAccountMax],
+    )
     return { token, expiresAtMs }
+  }
+
+  /**
+   * Deletes the sessions that ended (expired, or revoked by a logout) more than
+   * `endedSessionKeptMs` ago: a token of one is then unknown, which is answered as an ended one
+   * is. Returns how many were deleted.
+   */
+  async deleteEndedSessions(): Promise<number> {
+    const beforeMs = this.#nowMs() - endedSessionKeptMs
+    const rows = await this.#driver.query<{ token_hash: string }>(
+      'delete from sessions where expires_at_ms <= $1 or revoked_at_ms <= $1 returning token_hash',
+      [beforeMs],
+    )
+    return rows.length
   }
 
   /** The account of a live session; undefined when unknown, expired or revoked. */

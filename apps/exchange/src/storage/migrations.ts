@@ -208,6 +208,17 @@ export const migrations: readonly Migration[] = [
         exclude using gist (int8range(first_seq, last_seq, '[]') with &&)`,
     ],
   },
+  {
+    version: 11,
+    name: 'sessions deleted once ended',
+    sql: [
+      // The account sweep deletes ended sessions (accountStore.ts `deleteEndedSessions`), and a
+      // login past an account's most live sessions deletes its oldest.
+      'create index sessions_by_expiry on sessions (expires_at_ms)',
+      'create index sessions_revoked on sessions (revoked_at_ms) where revoked_at_ms is not null',
+      'create index sessions_by_account on sessions (account_id, created_at_ms)',
+    ],
+  },
 ]
 
 /** Applies the migrations not yet applied (all of `list`, by default every migration). */
