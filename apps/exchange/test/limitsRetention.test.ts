@@ -114,4 +114,32 @@ describe('what the daily limits count is never forgotten', () => {
     const counted = book.startedSince(1, startMs + 3_600_000 - limitWindowMs)
     expect(counted).toBe((90_000n + BigInt(paymentsPerAccountMax * 2 + 1)) * euro)
   })
+
+  it('payments past the window are forgotten down to the most kept, after a day that kept them all too', () => {
+    const book = new PaymentBook()
+    const payment = (index: number, created: number): Payment => ({
+      id: `p-${index}`,
+      accountId: 1,
+      method: 'sepa',
+      amount: String(euro),
+      fee: '0',
+      status: 'confirmed',
+      providerReference: null,
+      failureReason: null,
+      created,
+      updated: created,
+    })
+    // A day with more than twice the most kept (a snapshot of before the daily count): all kept.
+    const dayOne = paymentsPerAccountMax * 2 + 500
+    for (let index = 0; index < dayOne; index += 1) book.add(payment(index, startMs + index))
+    expect(book.ofAccount(1)).toHaveLength(dayOne)
+    // The next day's payments let go of the first day's, down to the most kept, then add on.
+    const dayTwoMs = startMs + limitWindowMs + dayOne
+    for (let index = 0; index < 600; index += 1) book.add(payment(dayOne + index, dayTwoMs + index))
+    expect(book.ofAccount(1).length).toBeLessThanOrEqual(paymentsPerAccountMax * 2)
+    expect(book.ofAccount(1)[0]!.id).toBe(`p-${dayOne + 599}`)
+    expect(book.startedSince(1, dayTwoMs - 1)).toBe(600n * euro)
+    expect(book.maxStartedSince(1, dayTwoMs - 1, 600)).toBe(dayTwoMs)
+    expect(book.maxStartedSince(1, dayTwoMs - 1, 601)).toBeUndefined()
+  })
 })

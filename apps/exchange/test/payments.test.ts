@@ -6,6 +6,7 @@ import { paymentMethods } from '@polder/catalogue'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { formatLedgerUnits } from '../src/ledger/ledger.ts'
+import { paymentsPerDayMax } from '../src/payments/paymentBook.ts'
 import {
   type PaymentProvider,
   type PaymentRequest,
@@ -296,6 +297,56 @@ describe('deposits by payment method (sandbox provider)', () => {
       usedLast24h: '99990.00',
       remaining: '900010.00',
     })
+  })
+})
+
+describe('deposits an account starts in a day', () => {
+  it('are at most 100 in a rolling 24 hours, failed ones too (444, saying when the next may start)', async () => {
+    const { accountId, token } = await customer('many-deposits@example.com')
+    const firstMs = nowMs()
+    provider.next = 'failed'
+    expect((await server.payments.deposit(accountId, 'sepa-instant', '1')).ok).toBe(true)
+    for (let deposit = 1; deposit < paymentsPerDayMax; deposit += 1) {
+      offsetMs += 1_000
+      const started = await server.payments.deposit(accountId, 'sepa-instant', '1', `d${deposit}`)
+      expect(started.ok).toBe(true)
+    }
+    const refused = await api(
+      'POST',
+      '/exchange/payments/v1/deposits',
+      { method: 'ideal', amount: '10' },
+      token,
+    )
+    // The oldest counted was started at `firstMs`: once it is a day old, 99 are in the window.
+    expect(refused).toEqual({
+      status: 400,
+      json: {
+        errorCode: 444,
+        error: `At most 100 deposits can be started in 24 hours; the next one can be started at ${new Date(firstMs + dayMs).toISOString()}.`,
+      },
+    })
+    expect(server.service.core.payments.ofAccount(accountId)).toHaveLength(paymentsPerDayMax)
+    // A retry of a deposit already started is answered with it, as ever.
+    const again = await server.payments.deposit(accountId, 'sepa-instant', '1', 'd99')
+    expect(again).toMatchObject({ ok: true, replayed: true })
+    offsetMs = firstMs + dayMs - Date.now()
+    const next = await api(
+      'POST',
+      '/exchange/payments/v1/deposits',
+      { method: 'ideal', amount: '10' },
+      token,
+    )
+    expect(next.status).toBe(201)
+    expect(
+      (
+        await api(
+          'POST',
+          '/exchange/payments/v1/deposits',
+          { method: 'ideal', amount: '10' },
+          token,
+        )
+      ).json.errorCode,
+    ).toBe(444)
   })
 })
 

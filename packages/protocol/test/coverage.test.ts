@@ -154,7 +154,7 @@ const protocolErrorCodes = [
 ]
 
 /** Polder's own codes beyond §5 (daily transfer limits, sign-up and login), after them. */
-const polderErrorCodes = [440, 441, 442, 443]
+const polderErrorCodes = [440, 441, 442, 443, 444]
 
 function isSchema(value: unknown): value is z.ZodType {
   return typeof value === 'object' && value !== null && 'safeParse' in value

@@ -74,6 +74,17 @@ describe('error catalogue texts clients depend on', () => {
     )
   })
 
+  it('444 (Polder) names how many deposits a day and when the next may start', () => {
+    expect(protocolError(444, { count: '100', at: '2026-11-29T10:00:00.000Z' })).toEqual({
+      status: 400,
+      body: {
+        errorCode: 444,
+        error:
+          'At most 100 deposits can be started in 24 hours; the next one can be started at 2026-11-29T10:00:00.000Z.',
+      },
+    })
+  })
+
   it('206 names both parameters', () => {
     expect(protocolError(206, { a: 'amount', b: 'amountQuote' }).body.error).toBe(
       'Use either amount or amountQuote parameter, not both.',

@@ -28,11 +28,23 @@ export type Payment = {
  * daily deposit limits still count (the last `limitWindowMs`), however many that is.
  */
 export const paymentsPerAccountMax = 1_000
+/**
+ * Payments an account may start in a rolling 24 hours (`limitWindowMs`), failed ones too: what
+ * the core keeps of an account's day, and scans at each deposit, stays small whatever the
+ * amounts (at a method's minimum of 1 EUR the daily euro limit alone would allow 100,000).
+ */
+export const paymentsPerDayMax = 100
 
 export class PaymentBook {
   readonly #payments = new Map<string, Payment>()
   /** Ids per account, oldest first. */
   readonly #byAccount = new Map<number, string[]>()
+  /**
+   * The length of an account's list at which its settled payments are next looked at to be
+   * forgotten: past the maximum by as many again each time, so that a list that cannot shrink
+   * (all of it within the limits' window, or pending) is not walked at every payment.
+   */
+  readonly #forgetAt = new Map<number, number>()
 
   constructor(payments: readonly Payment[] = []) {
     for (const payment of payments) this.add(payment)
@@ -51,8 +63,14 @@ export class PaymentBook {
     const ids = this.#byAccount.get(payment.accountId) ?? []
     ids.push(payment.id)
     this.#byAccount.set(payment.accountId, ids)
-    if (ids.length > paymentsPerAccountMax * 2)
-      this.#forgetSettled(ids, payment.created - limitWindowMs)
+    if (ids.length > (this.#forgetAt.get(payment.accountId) ?? paymentsPerAccountMax * 2)) {
+      const kept = this.#forgetSettled(ids, payment.created - limitWindowMs)
+      this.#byAccount.set(payment.accountId, kept)
+      this.#forgetAt.set(
+        payment.accountId,
+        Math.max(paymentsPerAccountMax * 2, kept.length + paymentsPerAccountMax),
+      )
+    }
   }
 
   /** The account's payments, newest first. */
@@ -71,8 +89,7 @@ export class PaymentBook {
    */
   startedSince(accountId: number, sinceMs: number, method?: string): bigint {
     let total = 0n
-    for (const payment of this.ofAccount(accountId)) {
-      if (payment.created <= sinceMs) break
+    for (const payment of this.#newestSince(accountId, sinceMs)) {
       if (payment.status === 'failed' || (method !== undefined && payment.method !== method))
         continue
       total += BigInt(payment.amount)
@@ -80,8 +97,35 @@ export class PaymentBook {
     return total
   }
 
-  /** Forgets the oldest settled payments created at or before `beforeMs`, down to the maximum. */
-  #forgetSettled(ids: string[], beforeMs: number): void {
+  /**
+   * Whether the account started `max` payments or more after `sinceMs`, failed ones too
+   * (`paymentsPerDayMax`): if so, when the `max`-th newest of them was started (once it is
+   * `limitWindowMs` old, fewer than `max` are in the window), else undefined.
+   */
+  maxStartedSince(accountId: number, sinceMs: number, max: number): number | undefined {
+    let count = 0
+    for (const payment of this.#newestSince(accountId, sinceMs)) {
+      count += 1
+      if (count === max) return payment.created
+    }
+    return undefined
+  }
+
+  /** The account's payments created after `sinceMs`, newest first, read in place. */
+  *#newestSince(accountId: number, sinceMs: number): Generator<Payment> {
+    const ids = this.#byAccount.get(accountId) ?? []
+    for (let index = ids.length - 1; index >= 0; index -= 1) {
+      const payment = this.#payments.get(ids[index]!)!
+      if (payment.created <= sinceMs) return
+      yield payment
+    }
+  }
+
+  /**
+   * Forgets the oldest settled payments created at or before `beforeMs`, down to the maximum;
+   * the ids kept, oldest first.
+   */
+  #forgetSettled(ids: readonly string[], beforeMs: number): string[] {
     let excess = ids.length - paymentsPerAccountMax
     const kept: string[] = []
     for (const id of ids) {
@@ -91,6 +135,6 @@ export class PaymentBook {
         excess -= 1
       } else kept.push(id)
     }
-    ids.splice(0, ids.length, ...kept)
+    return kept
   }
 }

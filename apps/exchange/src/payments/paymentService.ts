@@ -16,7 +16,7 @@ import {
   limitsOfAccount,
   limitWindowMs,
 } from '../transfers/transferLimits.ts'
-import type { Payment } from './paymentBook.ts'
+import { type Payment, paymentsPerDayMax } from './paymentBook.ts'
 import type { PaymentProvider, PaymentRequest, ProviderAnswer } from './paymentProvider.ts'
 
 export type Refusal = { errorCode: number; error: string }
@@ -202,6 +202,12 @@ export class PaymentService {
       }
     const payments = this.#service.core.payments
     const sinceMs = this.#nowMs() - limitWindowMs
+    const startedMs = payments.maxStartedSince(accountId, sinceMs, paymentsPerDayMax)
+    if (startedMs !== undefined)
+      return protocolError(444, {
+        count: String(paymentsPerDayMax),
+        at: new Date(startedMs + limitWindowMs).toISOString(),
+      }).body
     const usedCents = (method?: string) =>
       payments.startedSince(accountId, sinceMs, method) / ledgerUnitsPerCent
     return (

@@ -209,9 +209,9 @@ export const errorCatalogue = {
     message: 'Market data is unavailable while the market is halted or in an auction.',
   },
   // Polder's own codes, beyond protocol §5: the daily transfer limits of an account level and
-  // of a payment method (the closest protocol codes, 210, a per-order maximum, and 405, a
-  // cooldown, would tell the client something else), and the browser sign-up and login, which
-  // the protocol has no codes for.
+  // of a payment method, and how many deposits an account may start a day (the closest protocol
+  // codes, 210, a per-order maximum, and 405, a cooldown, would tell the client something
+  // else), and the browser sign-up and login, which the protocol has no codes for.
   440: {
     httpStatus: 400,
     message:
@@ -223,6 +223,11 @@ export const errorCatalogue = {
       'This withdrawal exceeds the {scope} daily withdrawal limit of {limitEur} EUR; {remainingEur} EUR is left in the last 24 hours.',
   },
   442: { httpStatus: 409, message: 'An account with this email address exists.' },
+  444: {
+    httpStatus: 400,
+    message:
+      'At most {count} deposits can be started in 24 hours; the next one can be started at {at}.',
+  },
   443: { httpStatus: 401, message: 'The email address or the password is wrong.' },
 } as const satisfies Record<number, { httpStatus: number; message: string }>
 
