@@ -2,6 +2,7 @@
 import type { EngineEvent } from '@polder/engine'
 import { describe, expect, it } from 'vitest'
 import {
+  closedKeptMs,
   closedOrderKeptMs,
   OrderHistory,
   type OrderHistorySnapshot,
@@ -105,6 +106,53 @@ describe('order history', () => {
     expect(kept).toHaveLength(ordersPerAccountMax)
     expect(kept.at(-1)!.state.orderId).toBe(idOf(count + 1_024 - ordersPerAccountMax + 1))
     expect(history.order('BTC-EUR', idOf(1))).toBeUndefined()
+  })
+
+  it("lets go of an account's closed orders and fills once it has had no order event or fill for an hour, however few it has; its open orders stay", () => {
+    const history = new OrderHistory()
+    // Two accounts with a few orders each; one keeps an order open.
+    for (const serial of [1, 2, 3, 4])
+      history.record(eventsOf(closed(serial % 2, 'BTC-EUR', serial)))
+    const open = closed(0, 'BTC-EUR', 5)
+    history.record([{ type: 'order', ...open.state, status: 'new', updated: open.state.created }])
+    expect(history.ordersIn(1, 'BTC-EUR', everything)).toHaveLength(2)
+    expect(history.fillsOf(0)).toHaveLength(2) // serials 2 and 4 traded
+    const snapshot = history.snapshot()
+
+    // Just under an hour after account 1's last order closed: nothing goes.
+    const account1LastMs = closed(1, 'BTC-EUR', 3).state.updated
+    const account0LastMs = open.state.created // account 0's last event: its open order
+    const another = (serial: number, created: number) =>
+      eventsOf(closed(7, 'ETH-EUR', serial, created))
+    history.record(another(10, account1LastMs + closedKeptMs - 501)) // closes 500 ms later
+    expect(history.ordersIn(1, 'BTC-EUR', everything)).toHaveLength(2)
+    expect(history.fillsOf(0)).toHaveLength(2)
+    // An hour after either account's last event: their closed orders and fills go, the open
+    // order stays.
+    history.record(another(11, account0LastMs + closedKeptMs + 1))
+    expect(history.ordersIn(1, 'BTC-EUR', everything)).toEqual([])
+    expect(
+      history.ordersIn(0, 'BTC-EUR', everything).map((record) => record.state.orderId),
+    ).toEqual([idOf(5)])
+    expect(history.order('BTC-EUR', idOf(2))).toBeUndefined()
+    expect(history.orderByClientId(1, 'BTC-EUR', 'client-3')).toBeUndefined()
+    expect(history.fillsOf(0)).toEqual([])
+    expect(history.fillsOf(1)).toEqual([])
+    expect(history.ordersIn(7, 'ETH-EUR', everything)).toHaveLength(2)
+
+    // Read back from the snapshot of before, the same events let go of the same.
+    const restored = OrderHistory.restore(
+      JSON.parse(JSON.stringify({ ...snapshot, orders: [...snapshot.orders] })),
+    )
+    expect(restored.ordersIn(1, 'BTC-EUR', everything)).toHaveLength(2)
+    restored.record(another(10, account1LastMs + closedKeptMs - 501))
+    restored.record(another(11, account0LastMs + closedKeptMs + 1))
+    expect(restored.ordersIn(1, 'BTC-EUR', everything)).toEqual([])
+    expect(restored.fillsOf(0)).toEqual([])
+    expect(JSON.parse(JSON.stringify({ ...restored.snapshot(), orders: [] }))).toEqual(
+      JSON.parse(JSON.stringify({ ...history.snapshot(), orders: [] })),
+    )
+    expect([...restored.snapshot().orders].length).toBe([...history.snapshot().orders].length)
   })
 
   it('lists by creation time, then id, within a window and between two orders', () => {

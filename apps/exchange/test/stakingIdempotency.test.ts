@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
-import { recentStakeKeptMs } from '../src/core/exchangeCore.ts'
+import {
+  ExchangeCore,
+  recentStakeKeptMs,
+  recentStakesPerAccountMax,
+} from '../src/core/exchangeCore.ts'
+import { stringifyInSlices } from '../src/core/stringifyInSlices.ts'
 import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { answeredWithin, holdJournalWrites } from './fixtures/journalGate.ts'
@@ -148,5 +153,57 @@ describe('a stake or unstake sent with an Idempotency-Key', () => {
           json: { errorCode: 205, error: 'Idempotency-Key parameter is invalid.' },
         })
     expect(eth()).toEqual({ staked: 6, available: 4 })
+  })
+})
+
+describe("the core's stakes kept by reference", () => {
+  const stake = (core: ExchangeCore, accountId: number, reference: string, timestamp: number) =>
+    core.apply({
+      type: 'stake',
+      timestamp,
+      accountId,
+      asset: 'ETH',
+      amount: '1',
+      acknowledgeRisk: true,
+      reference,
+    })
+  const coreWithEth = (accounts: number[]) => {
+    const core = new ExchangeCore()
+    for (const accountId of accounts)
+      core.apply({
+        type: 'deposit',
+        timestamp: nowMs,
+        accountId,
+        asset: 'ETH',
+        amount: toLedgerUnits(1, 0).toString(),
+        reference: `eth ${accountId}`,
+      })
+    return core
+  }
+
+  it("are at most 1,000 an account: one account's stakes never push out another's", () => {
+    const core = coreWithEth([1, 2])
+    expect(stake(core, 2, 'theirs', nowMs).ok).toBe(true)
+    for (let index = 0; index <= recentStakesPerAccountMax; index += 1)
+      expect(stake(core, 1, `mine ${index}`, nowMs + index).ok).toBe(true)
+    expect(core.recentStake(1, 'mine 0')).toBeUndefined()
+    expect(core.recentStake(1, 'mine 1')).toMatchObject({ accountId: 1, type: 'stake' })
+    expect(core.recentStake(2, 'theirs')).toMatchObject({ accountId: 2 })
+    // A reference is the account's own: another account's is not found under it.
+    expect(core.recentStake(1, 'theirs')).toBeUndefined()
+    // The same reference again is refused, never applied twice.
+    expect(stake(core, 2, 'theirs', nowMs + 2_000)).toMatchObject({ ok: false, errorCode: 205 })
+  })
+
+  it('of an account that stakes no more are let go a day after its last, and read back alike', async () => {
+    const core = coreWithEth([1, 2])
+    expect(stake(core, 1, 'early', nowMs).ok).toBe(true)
+    expect(stake(core, 2, 'later', nowMs + 60_000).ok).toBe(true)
+    const restored = new ExchangeCore(JSON.parse(await stringifyInSlices(core.snapshot(), 50, 0)))
+    for (const each of [core, restored]) {
+      expect(stake(each, 2, 'next day', nowMs + recentStakeKeptMs + 1).ok).toBe(true)
+      expect(each.recentStake(1, 'early')).toBeUndefined()
+      expect(each.recentStake(2, 'later')).toBeDefined()
+    }
   })
 })

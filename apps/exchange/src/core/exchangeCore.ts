@@ -277,11 +277,12 @@ export type RecentStake = {
 }
 
 /**
- * How long a stake's or unstake's reference is kept, and how many at most: a client that retries
- * with the same Idempotency-Key within this time is answered with what was done, not staked twice.
+ * How long a stake's or unstake's reference is kept, and how many at most of an account's: a
+ * client that retries with the same Idempotency-Key within this time is answered with what was
+ * done, not staked twice. Kept per account, so that no account's stakes push out another's.
  */
 export const recentStakeKeptMs = 86_400_000
-export const recentStakesMax = 100_000
+export const recentStakesPerAccountMax = 1_000
 
 /**
  * Cancel-on-disconnect (POST /cancelOrdersAfter): starts or restarts the countdown of one of the
@@ -513,8 +514,14 @@ export class ExchangeCore {
    */
   readonly #stakeLowsLater = new Map<string, { before: bigint; low: bigint }>()
   readonly #riskAcknowledged = new Set<number>()
-  /** The stakes and unstakes of the last day by reference, oldest first (see `recentStake`). */
-  readonly #recentStakes = new Map<string, RecentStake>()
+  /**
+   * Each account's stakes and unstakes of the last day by reference, oldest first, with the time
+   * of its last; the accounts least recently staking first (see `recentStake`).
+   */
+  readonly #recentStakes = new Map<
+    number,
+    { lastMs: number; byReference: Map<string, RecentStake> }
+  >()
   #lastAccruedDayMs = 0
   readonly #rewards = new Map<number, StakingReward[]>()
   readonly payments: PaymentBook
@@ -550,8 +557,7 @@ export class ExchangeCore {
       this.#stakeLowsLater.set(key, { before: BigInt(before), low: BigInt(low) })
     for (const accountId of snapshot?.staking?.acknowledged ?? [])
       this.#riskAcknowledged.add(accountId)
-    for (const stake of snapshot?.staking?.recent ?? [])
-      this.#recentStakes.set(stake.reference, stake)
+    for (const stake of snapshot?.staking?.recent ?? []) this.#keepRecentStake(stake)
     this.#lastAccruedDayMs = snapshot?.staking?.lastAccruedDayMs ?? 0
     for (const [accountId, rewards] of snapshot?.staking?.rewards ?? [])
       this.#rewards.set(accountId, rewards)
@@ -586,7 +592,9 @@ export class ExchangeCore {
           before.toString(),
           low.toString(),
         ]),
-        recent: [...this.#recentStakes.values()],
+        recent: [...this.#recentStakes.values()].flatMap(({ byReference }) => [
+          ...byReference.values(),
+        ]),
       },
       payments: this.payments.snapshot(),
       pendingWithdrawals: [...this.pendingWithdrawals.values()],
@@ -848,15 +856,15 @@ export class ExchangeCore {
    * any. The web API derives the reference from the client's Idempotency-Key, and answers a
    * retry with the one applied instead of staking again.
    */
-  recentStake(reference: string): RecentStake | undefined {
-    return this.#recentStakes.get(reference)
+  recentStake(accountId: number, reference: string): RecentStake | undefined {
+    return this.#recentStakes.get(accountId)?.byReference.get(reference)
   }
 
   #stake(command: Stake): CoreOutcome {
     const amount = BigInt(command.amount)
     if (amount <= 0n) return { ok: false, ...protocolError(205, { param: 'amount' }).body }
     // A reference is applied once: a second command naming it is a retry, never a new stake.
-    if (this.#recentStakes.has(command.reference))
+    if (this.#recentStakes.get(command.accountId)?.byReference.has(command.reference))
       return { ok: false, ...protocolError(205, { param: 'reference' }).body }
     const key = `${command.accountId} ${command.asset}`
     const staked = this.stakes.get(key) ?? 0n
@@ -900,18 +908,26 @@ export class ExchangeCore {
     return { ok: true, events: [] }
   }
 
-  /** Keeps an applied stake's reference, forgetting those past a day old or past the most kept. */
-  #keepRecentStake(command: Stake): void {
+  /**
+   * Keeps an applied stake's reference, forgetting the account's past a day old or past the most
+   * kept, and every account's whose last stake is a day old.
+   */
+  #keepRecentStake(command: Stake | RecentStake): void {
     const { reference, accountId, type, asset, amount, timestamp } = command
-    for (const [kept, stake] of this.#recentStakes) {
-      if (
-        stake.timestamp > timestamp - recentStakeKeptMs &&
-        this.#recentStakes.size < recentStakesMax
-      )
-        break
-      this.#recentStakes.delete(kept)
+    const fromMs = timestamp - recentStakeKeptMs
+    for (const [idle, { lastMs }] of this.#recentStakes) {
+      if (lastMs > fromMs) break
+      this.#recentStakes.delete(idle)
     }
-    this.#recentStakes.set(reference, { reference, accountId, type, asset, amount, timestamp })
+    const byReference = this.#recentStakes.get(accountId)?.byReference ?? new Map()
+    for (const [kept, stake] of byReference) {
+      if (stake.timestamp > fromMs && byReference.size < recentStakesPerAccountMax) break
+      byReference.delete(kept)
+    }
+    byReference.set(reference, { reference, accountId, type, asset, amount, timestamp })
+    // The account is now the most recent to stake.
+    this.#recentStakes.delete(accountId)
+    this.#recentStakes.set(accountId, { lastMs: timestamp, byReference })
   }
 
   /**

@@ -98,6 +98,14 @@ export const ordersPerAccountMax = 5_000
  */
 export const closedOrderKeptMs = 10_000
 export const fillsPerAccountMax = 5_000
+/**
+ * An account with no order event or fill for this long has its closed orders and its fills let
+ * go, whatever their count (by the times of the core's events, so a replay lets go of the same
+ * ones): an account that stops below `ordersPerAccountMax` would otherwise keep them for good,
+ * and one address opening accounts could fill the memory with them. The archives hold them all
+ * (but the simulator's), and reads go there for what the core does not hold.
+ */
+export const closedKeptMs = 3_600_000
 const openStatuses = new Set(['new', 'partiallyFilled', 'awaitingTrigger'])
 
 /** A deposit or withdrawal, amounts in ledger units (10^-18) as decimal strings. */
@@ -170,6 +178,11 @@ export class OrderHistory {
   readonly #fillsByAccount = new Map<number, FillEvent[]>()
   readonly #trades = new Map<string, TradeEvent[]>()
   readonly #transfers = new Map<number, Transfer[]>()
+  /**
+   * The accounts with closed orders or fills kept, by the time of their last order event or
+   * fill, least recent first (an account touched moves to the end): see `closedKeptMs`.
+   */
+  readonly #lastActive = new Map<number, number>()
   /**
    * Transfers recorded or changed since `takeTransferChanges` was last called (copies are made
    * there): what the command just applied did, for the archive. Not part of the history's state.
@@ -257,7 +270,26 @@ export class OrderHistory {
     for (const [accountId, transfers] of snapshot.transfers ?? [])
       history.#transfers.set(accountId, transfers)
     history.#addMissingFills()
+    history.#activeFromKept()
     return history
+  }
+
+  /** Each account's last activity, as what it keeps read back from a snapshot tells it. */
+  #activeFromKept(): void {
+    const lastMs = new Map<number, number>()
+    const touch = (accountId: number, atMs: number) => {
+      if (atMs > (lastMs.get(accountId) ?? Number.NEGATIVE_INFINITY)) lastMs.set(accountId, atMs)
+    }
+    for (const [accountId, ids] of this.#byAccount)
+      for (const id of ids) {
+        const kept = this.#orders.get(id)
+        if (kept !== undefined)
+          touch(accountId, kept.closed >= 0 ? kept.closed : stateOf(kept).updated)
+      }
+    for (const [accountId, fills] of this.#fillsByAccount)
+      for (const fill of fills) touch(accountId, fill.timestamp)
+    for (const [accountId, atMs] of [...lastMs].sort((a, b) => a[1] - b[1]))
+      this.#lastActive.set(accountId, atMs)
   }
 
   /**
@@ -280,8 +312,11 @@ export class OrderHistory {
     // A taker's fills come before its first order event (one that trades at once is first
     // reported filled): they wait here for it.
     let early: Map<string, FillEvent[]> | undefined
+    let latestMs: number | undefined
     for (const event of events) {
       if (event.type === 'order') {
+        latestMs = event.updated
+        this.#touch(event.accountId, event.updated)
         // The event is kept as the order's state, `type` and all (nothing reads it): copying
         // its 29 other fields into a new object cost as much as the rest of this loop.
         const state = event
@@ -312,6 +347,7 @@ export class OrderHistory {
         }
         const fills = this.#fillsByAccount.get(event.accountId) ?? []
         fills.push(event)
+        this.#touch(event.accountId, event.timestamp)
         if (fills.length > fillsPerAccountMax * 2)
           fills.splice(0, fills.length - fillsPerAccountMax)
         this.#fillsByAccount.set(event.accountId, fills)
@@ -322,6 +358,34 @@ export class OrderHistory {
           trades.splice(0, trades.length - recentTradesPerMarketMax)
         this.#trades.set(event.market, trades)
       }
+    }
+    if (latestMs !== undefined) this.#letGoOlderThan(latestMs - closedKeptMs)
+  }
+
+  /** Marks the account active at `atMs`: the most recently active of all. */
+  #touch(accountId: number, atMs: number): void {
+    this.#lastActive.delete(accountId)
+    this.#lastActive.set(accountId, atMs)
+  }
+
+  /**
+   * Lets go of the closed orders and the fills of every account with neither an order event nor
+   * a fill since `beforeMs`; their open orders stay.
+   */
+  #letGoOlderThan(beforeMs: number): void {
+    for (const [accountId, lastMs] of this.#lastActive) {
+      if (lastMs >= beforeMs) break
+      this.#lastActive.delete(accountId)
+      this.#fillsByAccount.delete(accountId)
+      const ids = this.#byAccount.get(accountId) ?? []
+      const open: string[] = []
+      for (const id of ids) {
+        const kept = this.#orders.get(id)!
+        if (kept.closed < 0) open.push(id)
+        else this.#orders.delete(id)
+      }
+      if (open.length === 0) this.#byAccount.delete(accountId)
+      else this.#byAccount.set(accountId, open)
     }
   }
 
