@@ -2,12 +2,15 @@
 // core keeps. Those lists are bounded by count, so what they forget must never be something the
 // limits still count: otherwise many small transfers would make a large one disappear.
 import { describe, expect, it } from 'vitest'
+import { type CoreCommand, ExchangeCore } from '../src/core/exchangeCore.ts'
 import { OrderHistory, transfersPerAccountMax } from '../src/core/orderHistory.ts'
+import { stringifyInSlices } from '../src/core/stringifyInSlices.ts'
 import { type Payment, PaymentBook, paymentsPerAccountMax } from '../src/payments/paymentBook.ts'
 import { limitWindowMs, withdrawnCentsSince } from '../src/transfers/transferLimits.ts'
 
 const startMs = 1_800_000_000_000
 const euro = 10n ** 18n
+const dayMs = 86_400_000
 
 describe('what the daily limits count is never forgotten', () => {
   it('a large withdrawal still counts after many small deposits in the same 24 hours', () => {
@@ -141,5 +144,41 @@ describe('what the daily limits count is never forgotten', () => {
     expect(book.startedSince(1, dayTwoMs - 1)).toBe(600n * euro)
     expect(book.maxStartedSince(1, dayTwoMs - 1, 600)).toBe(dayTwoMs)
     expect(book.maxStartedSince(1, dayTwoMs - 1, 601)).toBeUndefined()
+  })
+
+  it('forgets the same payments in a core read back from a snapshot as in the one that wrote it', async () => {
+    const failed = (id: string, timestamp: number): CoreCommand[] => [
+      {
+        type: 'startPayment',
+        timestamp,
+        paymentId: id,
+        accountId: 1,
+        method: 'sepa-instant',
+        amount: String(10n * euro),
+        fee: '0',
+      },
+      { type: 'updatePayment', timestamp, paymentId: id, status: 'failed', failureReason: 'no' },
+    ]
+    const live = new ExchangeCore()
+    const apply = (core: ExchangeCore, commands: CoreCommand[]) => {
+      for (const command of commands) expect(core.apply(command).ok).toBe(true)
+    }
+    // 801 payments on one day and 1,200 two days later (a day of more than the daily count, from
+    // before it, or payments a provider left pending): the 2,001st forgets the 801 only.
+    for (let i = 0; i < 801; i += 1) apply(live, failed(`old-${i}`, startMs + i))
+    for (let i = 0; i < 1_200; i += 1) apply(live, failed(`day2-${i}`, startMs + 2 * dayMs + i))
+    expect(live.payments.snapshot()).toHaveLength(1_200)
+    const restored = new ExchangeCore(JSON.parse(await stringifyInSlices(live.snapshot(), 50, 0)))
+    // The journal after the snapshot, applied to both: they keep and forget alike.
+    for (let i = 0; i < 1_001; i += 1) {
+      const commands = failed(`day4-${i}`, startMs + 4 * dayMs + i)
+      apply(live, commands)
+      apply(restored, commands)
+    }
+    expect(restored.payments.snapshot()).toEqual(live.payments.snapshot())
+    for (const id of ['day2-0', 'day2-1199']) {
+      const again = failed(id, startMs + 4 * dayMs + 2_000)[0]!
+      expect(restored.apply(again).ok, id).toBe(live.apply(again).ok)
+    }
   })
 })

@@ -155,6 +155,21 @@ describe('order history', () => {
     expect([...restored.snapshot().orders].length).toBe([...history.snapshot().orders].length)
   })
 
+  it('lets go of the same accounts after a snapshot as the history that wrote it, after a clock step back too', () => {
+    const live = new OrderHistory()
+    // Account 1's order closes at t0 + 1,500; the clock steps back, account 2's closes at t0 + 500.
+    live.record(eventsOf(closed(1, 'BTC-EUR', 1, t0 + 1_000)))
+    live.record(eventsOf(closed(2, 'BTC-EUR', 3, t0)))
+    const restored = OrderHistory.restore(JSON.parse(JSON.stringify(live.snapshot())))
+    // An hour after account 1's last event, another account's order: both let go alike.
+    const later = closed(3, 'ETH-EUR', 5, t0 + 1_000 + closedKeptMs)
+    for (const history of [live, restored]) history.record(eventsOf(later))
+    for (const accountId of [1, 2])
+      expect(restored.ordersIn(accountId, 'BTC-EUR', everything), `account ${accountId}`).toEqual(
+        live.ordersIn(accountId, 'BTC-EUR', everything),
+      )
+  })
+
   it('lists by creation time, then id, within a window and between two orders', () => {
     const history = new OrderHistory()
     // Placed out of time order (a test clock); three share one millisecond.

@@ -480,6 +480,15 @@ describe('browser sessions', () => {
 })
 
 describe('the sessions table', () => {
+  const liveOf = async (accountId: number) =>
+    Number(
+      (
+        await server.storage.query<{ n: string | number }>(
+          'select count(*) as n from sessions where account_id = $1 and revoked_at_ms is null and expires_at_ms > $2',
+          [accountId, nowMs],
+        )
+      )[0]!.n,
+    )
   const rowsOf = async (accountId: number) =>
     Number(
       (
@@ -490,14 +499,14 @@ describe('the sessions table', () => {
       )[0]!.n,
     )
 
-  it('holds at most 100 sessions an account: a login past them signs the oldest out', async () => {
+  it('holds at most 100 live sessions an account: a login past them signs the oldest out', async () => {
     const account = await server.accounts.createAccount('many@example.com', 'a long password')
     const tokens: string[] = []
     for (let login = 0; login < sessionsPerAccountMax + 5; login += 1) {
       tokens.push((await server.accounts.createSession(account.id, 60_000)).token)
       nowMs += 1 // each login a millisecond after the last
     }
-    expect(await rowsOf(account.id)).toBe(sessionsPerAccountMax)
+    expect(await liveOf(account.id)).toBe(sessionsPerAccountMax)
     for (const token of tokens.slice(0, 5))
       expect(await server.accounts.findSession(token)).toBeUndefined()
     for (const token of tokens.slice(5))
@@ -506,10 +515,25 @@ describe('the sessions table', () => {
     const other = await server.accounts.createAccount('few@example.com', 'a long password')
     const kept = (await server.accounts.createSession(other.id, 60_000)).token
     expect(await server.accounts.findSession(kept)).toBe(other.id)
-    expect(await rowsOf(account.id)).toBe(sessionsPerAccountMax)
+    expect(await liveOf(account.id)).toBe(sessionsPerAccountMax)
+  })
+
+  it('counts only live sessions: those signed out or expired never push out one in use', async () => {
+    const account = await server.accounts.createAccount('phone@example.com', 'a long password')
+    const phone = (await server.accounts.createSession(account.id, 86_400_000)).token
+    for (let login = 0; login < sessionsPerAccountMax + 5; login += 1) {
+      nowMs += 1
+      const { token } = await server.accounts.createSession(account.id, 86_400_000)
+      await server.accounts.revokeSession(token)
+    }
+    nowMs += 1
+    const laptop = (await server.accounts.createSession(account.id, 86_400_000)).token
+    expect(await server.accounts.findSession(laptop)).toBe(account.id)
+    expect(await server.accounts.findSession(phone)).toBe(account.id)
   })
 
   it('loses the rows of sessions ended (expired or signed out) a day before, at the sweep', async () => {
+    nowMs += endedSessionKeptMs + 1 // the rows the tests above ended are gone at the next sweep
     const account = await server.accounts.createAccount('ended@example.com', 'a long password')
     const expiring = (await server.accounts.createSession(account.id, 60_000)).token
     const signedOut = (await server.accounts.createSession(account.id, 7 * endedSessionKeptMs))

@@ -449,8 +449,8 @@ export class AccountStore {
   }
 
   /**
-   * Starts a browser session. An account holds at most `sessionsPerAccountMax`: past that, its
-   * oldest are deleted (signed out: their sockets lose them at the next account sweep).
+   * Starts a browser session. An account holds at most `sessionsPerAccountMax` live ones: past
+   * that, its oldest are signed out (their sockets lose them at the next account sweep).
    */
   async createSession(
     accountId: number,
@@ -462,11 +462,13 @@ export class AccountStore {
       'insert into sessions (token_hash, account_id, created_at_ms, expires_at_ms) values ($1, $2, $3, $4)',
       [tokenHash(token), accountId, this.#nowMs(), expiresAtMs],
     )
+    // Only live sessions count: those ended are deleted by the sweep a day later.
     await this.#driver.query(
-      `delete from sessions where account_id = $1 and token_hash in (
-         select token_hash from sessions where account_id = $1
+      `update sessions set revoked_at_ms = $3 where account_id = $1 and token_hash in (
+         select token_hash from sessions
+         where account_id = $1 and revoked_at_ms is null and expires_at_ms > $3
          order by created_at_ms desc, token_hash offset $2)`,
-      [accountId, sessionsPerAccountMax],
+      [accountId, sessionsPerAccountMax, this.#nowMs()],
     )
     return { token, expiresAtMs }
   }

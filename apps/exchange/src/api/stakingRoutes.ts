@@ -85,7 +85,8 @@ export function registerStakingRoutes(app: FastifyInstance, deps: StakingDeps): 
       // The key names the command: the same key again finds the one applied, even if the retry
       // asks for something else (its body is not looked at again, as for savings plans).
       const reference = key === undefined ? randomUUID() : namedId(`${action} ${accountId} ${key}`)
-      const earlier = key === undefined ? undefined : service.core.recentStake(accountId, reference)
+      const earlier =
+        key === undefined ? undefined : service.core.recentStake(accountId, reference, deps.nowMs())
       if (earlier !== undefined) {
         // The command it repeats may still be on its way to the journal (a slow commit is what
         // made the client retry): answered once that is durable, as the first would be.

@@ -852,19 +852,21 @@ export class ExchangeCore {
   }
 
   /**
-   * The stake or unstake applied under this reference in the last day (`recentStakeKeptMs`), if
-   * any. The web API derives the reference from the client's Idempotency-Key, and answers a
-   * retry with the one applied instead of staking again.
+   * The stake or unstake applied under this reference in the day before `nowMs`
+   * (`recentStakeKeptMs`), if any. The web API derives the reference from the client's
+   * Idempotency-Key, and answers a retry with the one applied instead of staking again; a key
+   * used again after a day stakes anew.
    */
-  recentStake(accountId: number, reference: string): RecentStake | undefined {
-    return this.#recentStakes.get(accountId)?.byReference.get(reference)
+  recentStake(accountId: number, reference: string, nowMs: number): RecentStake | undefined {
+    const stake = this.#recentStakes.get(accountId)?.byReference.get(reference)
+    return stake !== undefined && stake.timestamp > nowMs - recentStakeKeptMs ? stake : undefined
   }
 
   #stake(command: Stake): CoreOutcome {
     const amount = BigInt(command.amount)
     if (amount <= 0n) return { ok: false, ...protocolError(205, { param: 'amount' }).body }
     // A reference is applied once: a second command naming it is a retry, never a new stake.
-    if (this.#recentStakes.get(command.accountId)?.byReference.has(command.reference))
+    if (this.recentStake(command.accountId, command.reference, command.timestamp) !== undefined)
       return { ok: false, ...protocolError(205, { param: 'reference' }).body }
     const key = `${command.accountId} ${command.asset}`
     const staked = this.stakes.get(key) ?? 0n
@@ -924,6 +926,7 @@ export class ExchangeCore {
       if (stake.timestamp > fromMs && byReference.size < recentStakesPerAccountMax) break
       byReference.delete(kept)
     }
+    byReference.delete(reference) // one a day old, used again: now the newest
     byReference.set(reference, { reference, accountId, type, asset, amount, timestamp })
     // The account is now the most recent to stake.
     this.#recentStakes.delete(accountId)

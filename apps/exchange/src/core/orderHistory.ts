@@ -158,6 +158,11 @@ export type OrderHistorySnapshot = {
   orderIdsByAccount?: [accountId: number, orderIds: string[]][]
   fillsByAccount: [accountId: number, fills: FillEvent[]][]
   trades: [market: string, trades: TradeEvent[]][]
+  /**
+   * The accounts' last activity in the order kept (see `closedKeptMs`); absent from snapshots
+   * made before 2026-11-28, when it is worked out from what the accounts keep.
+   */
+  lastActive?: [accountId: number, atMs: number][]
 }
 
 /** The order id in a snapshot's `${market} ${orderId}` key (neither has a space). */
@@ -236,6 +241,7 @@ export class OrderHistory {
         [...fills],
       ]),
       trades: [...this.#trades].map(([market, trades]) => [market, [...trades]]),
+      lastActive: [...this.#lastActive],
     }
   }
 
@@ -270,7 +276,11 @@ export class OrderHistory {
     for (const [accountId, transfers] of snapshot.transfers ?? [])
       history.#transfers.set(accountId, transfers)
     history.#addMissingFills()
-    history.#activeFromKept()
+    // As kept, in its order: a clock stepped back leaves it out of time order, and the accounts
+    // let go next must be the ones the history that wrote it would let go.
+    if (snapshot.lastActive !== undefined)
+      for (const [accountId, atMs] of snapshot.lastActive) history.#lastActive.set(accountId, atMs)
+    else history.#activeFromKept()
     return history
   }
 

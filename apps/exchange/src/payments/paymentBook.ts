@@ -39,15 +39,10 @@ export class PaymentBook {
   readonly #payments = new Map<string, Payment>()
   /** Ids per account, oldest first. */
   readonly #byAccount = new Map<number, string[]>()
-  /**
-   * The length of an account's list at which its settled payments are next looked at to be
-   * forgotten: past the maximum by as many again each time, so that a list that cannot shrink
-   * (all of it within the limits' window, or pending) is not walked at every payment.
-   */
-  readonly #forgetAt = new Map<number, number>()
 
+  /** Read back as they were kept: a snapshot's lists are already forgotten down to size. */
   constructor(payments: readonly Payment[] = []) {
-    for (const payment of payments) this.add(payment)
+    for (const payment of payments) this.#file(payment)
   }
 
   snapshot(): Payment[] {
@@ -59,18 +54,25 @@ export class PaymentBook {
   }
 
   add(payment: Payment): void {
+    const ids = this.#file(payment)
+    // Looked at once past twice the maximum, then every maximum more while the list cannot
+    // shrink (all of it in the limits' window, or pending): decided by the list alone, so a book
+    // read back from a snapshot forgets what the one that wrote it would have.
+    const over = ids.length - paymentsPerAccountMax * 2
+    if (over > 0 && over % paymentsPerAccountMax === 1)
+      this.#byAccount.set(
+        payment.accountId,
+        this.#forgetSettled(ids, payment.created - limitWindowMs),
+      )
+  }
+
+  /** Adds the payment to its account's list; the list. */
+  #file(payment: Payment): string[] {
     this.#payments.set(payment.id, payment)
     const ids = this.#byAccount.get(payment.accountId) ?? []
     ids.push(payment.id)
     this.#byAccount.set(payment.accountId, ids)
-    if (ids.length > (this.#forgetAt.get(payment.accountId) ?? paymentsPerAccountMax * 2)) {
-      const kept = this.#forgetSettled(ids, payment.created - limitWindowMs)
-      this.#byAccount.set(payment.accountId, kept)
-      this.#forgetAt.set(
-        payment.accountId,
-        Math.max(paymentsPerAccountMax * 2, kept.length + paymentsPerAccountMax),
-      )
-    }
+    return ids
   }
 
   /** The account's payments, newest first. */
