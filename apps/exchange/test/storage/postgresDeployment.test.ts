@@ -17,7 +17,7 @@ import { ExchangeHaltedError } from '../../src/core/exchangeService.ts'
 import { createExchangeServer, type ExchangeServer } from '../../src/server.ts'
 import { JournalFailedError, openJournal } from '../../src/storage/journal.ts'
 import { JournalOverlapError } from '../../src/storage/journalBackends.ts'
-import { migrate } from '../../src/storage/migrations.ts'
+import { migrate, migrations } from '../../src/storage/migrations.ts'
 import { openDriver, openStorage } from '../../src/storage/openStorage.ts'
 import {
   DatabaseInUseError,
@@ -282,7 +282,7 @@ describe.skipIf(!databaseUrl)('PostgreSQL deployment', () => {
           )
       expect(outcomes.sort()).toEqual([
         'refused: another server is running',
-        'started, 10 migrations',
+        `started, ${migrations.length} migrations`,
       ])
     }
   }, 60_000)
