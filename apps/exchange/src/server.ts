@@ -2,6 +2,7 @@
 // public v2 protocol requires (ccxt connects to /v2, the SDK to /v2/).
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import proxyAddr from '@fastify/proxy-addr'
 import { type FillEvent, isOpenStatus } from '@polder/engine'
@@ -148,6 +149,37 @@ const tradePruneIntervalMs = 10 * 60_000
  * database directly.
  */
 const accountSweepIntervalMs = 15_000
+/** Connections (plain HTTP ones) an address may hold beyond its most WebSockets. */
+export const connectionsPerIpBeyondWs = 100
+
+/** Open sockets counted by address, each let go as it closes. */
+class SocketsByAddress {
+  readonly #open = new Map<string, number>()
+
+  /**
+   * Counts the socket, or, when the address holds `max` already, answers it 429 with the reason
+   * in words (the `what` it holds too many of) and closes it: false.
+   */
+  admit(ip: string, socket: Duplex, max: number, what: string): boolean {
+    const open = this.#open.get(ip) ?? 0
+    if (open >= max) {
+      const body = JSON.stringify({
+        error: `This address already holds ${open} ${what}, the most one may: close one first.`,
+      })
+      socket.end(
+        `HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      )
+      return false
+    }
+    this.#open.set(ip, open + 1)
+    socket.once('close', () => {
+      const left = (this.#open.get(ip) ?? 1) - 1
+      if (left > 0) this.#open.set(ip, left)
+      else this.#open.delete(ip)
+    })
+    return true
+  }
+}
 /** Longest wait of a command for its journal commit that /health still answers ok. */
 const healthJournalWaitMsMax = 2_000
 /** Server pings every this often; a connection that did not answer the last one is dropped. */
@@ -681,7 +713,7 @@ export async function createExchangeServer(
   }
   // Open sockets by IP address (an IPv6 client by its /64): one address may not hold the
   // server's memory with sockets.
-  const socketsByIp = new Map<string, number>()
+  const webSockets = new SocketsByAddress()
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname
     if (!wsPaths.has(path)) {
@@ -689,25 +721,27 @@ export async function createExchangeServer(
       return
     }
     const ip = addressBlock(clientAddress(request))
-    const open = socketsByIp.get(ip) ?? 0
-    if (open >= config.wsConnectionsPerIpMax) {
-      const body = JSON.stringify({
-        error: `This address already holds ${open} open WebSockets, the most one may: close one first.`,
-      })
-      socket.end(
-        `HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-      )
-      return
-    }
-    socketsByIp.set(ip, open + 1)
-    socket.once('close', () => {
-      const left = (socketsByIp.get(ip) ?? 1) - 1
-      if (left > 0) socketsByIp.set(ip, left)
-      else socketsByIp.delete(ip)
-    })
+    if (!webSockets.admit(ip, socket, config.wsConnectionsPerIpMax, 'open WebSockets')) return
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request))
   }
   app.server.on('upgrade', onUpgrade)
+  // Every connection by the address it comes from, WebSocket or not: plain HTTP keep-alive
+  // sockets, and sockets still sending their headers, would otherwise have no bound per address.
+  // An address may hold `connectionsPerIpBeyondWs` more than its WebSockets, so that these reach
+  // their own limit (answered in words) first. Not behind a trusted proxy: its clients all come
+  // from its address, and it is the proxy that holds their connections.
+  if (trusted === undefined) {
+    const connections = new SocketsByAddress()
+    const max = config.wsConnectionsPerIpMax + connectionsPerIpBeyondWs
+    app.server.on('connection', (socket: Socket) => {
+      connections.admit(
+        addressBlock(socket.remoteAddress ?? 'unknown'),
+        socket,
+        max,
+        'open connections',
+      )
+    })
+  }
   // A logout or a revoked key ends the authentication of every socket that used it (rare: a
   // walk over the connections is cheap enough).
   accounts.onRevoked((credential) => {
