@@ -5,9 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { closedKeptMs } from '../src/core/orderHistory.ts'
-import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import type { ExchangeServer } from '../src/server.ts'
-import { startTestServer } from './fixtures/testServer.ts'
+import { depositWhole, startTestServer } from './fixtures/testServer.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON
 type Json = any
@@ -25,18 +24,8 @@ afterAll(() => server.close())
 async function customer(email: string) {
   const account = await server.accounts.createAccount(email, 'a long enough password')
   const { token } = await server.accounts.createSession(account.id, 86_400_000)
-  for (const [asset, units] of [
-    ['EUR', 1_000],
-    ['BTC', 1],
-  ] as const)
-    await server.service.submit({
-      type: 'deposit',
-      timestamp: nowMs,
-      accountId: account.id,
-      asset,
-      amount: toLedgerUnits(units, 0).toString(),
-      reference: `${email} ${asset}`,
-    })
+  await depositWhole(server, account.id, 'EUR', 1_000, nowMs)
+  await depositWhole(server, account.id, 'BTC', 1, nowMs)
   const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v2`)
   await new Promise((resolve) => ws.once('open', resolve))
   const replies = new Map<number, (reply: Json) => void>()

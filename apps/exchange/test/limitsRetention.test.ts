@@ -12,6 +12,20 @@ const startMs = 1_800_000_000_000
 const euro = 10n ** 18n
 const dayMs = 86_400_000
 
+/** A confirmed SEPA payment of account 1, `p-<index>`, made at `created`. */
+const confirmedPayment = (index: number, created: number, amountEur = 1n): Payment => ({
+  id: `p-${index}`,
+  accountId: 1,
+  method: 'sepa',
+  amount: String(amountEur * euro),
+  fee: '0',
+  status: 'confirmed',
+  providerReference: null,
+  failureReason: null,
+  created,
+  updated: created,
+})
+
 describe('what the daily limits count is never forgotten', () => {
   it('a large withdrawal still counts after many small deposits in the same 24 hours', () => {
     const history = new OrderHistory()
@@ -99,18 +113,8 @@ describe('what the daily limits count is never forgotten', () => {
 
   it('a payment still counts against the deposit limit after many more in the same 24 hours', () => {
     const book = new PaymentBook()
-    const payment = (index: number, amountEur: bigint): Payment => ({
-      id: `p-${index}`,
-      accountId: 1,
-      method: 'sepa',
-      amount: String(amountEur * euro),
-      fee: '0',
-      status: 'confirmed',
-      providerReference: null,
-      failureReason: null,
-      created: startMs + index,
-      updated: startMs + index,
-    })
+    const payment = (index: number, amountEur: bigint) =>
+      confirmedPayment(index, startMs + index, amountEur)
     book.add(payment(0, 90_000n))
     for (let index = 1; index <= paymentsPerAccountMax * 2 + 1; index += 1)
       book.add(payment(index, 1n))
@@ -120,18 +124,7 @@ describe('what the daily limits count is never forgotten', () => {
 
   it('payments past the window are forgotten down to the most kept, after a day that kept them all too', () => {
     const book = new PaymentBook()
-    const payment = (index: number, created: number): Payment => ({
-      id: `p-${index}`,
-      accountId: 1,
-      method: 'sepa',
-      amount: String(euro),
-      fee: '0',
-      status: 'confirmed',
-      providerReference: null,
-      failureReason: null,
-      created,
-      updated: created,
-    })
+    const payment = (index: number, created: number) => confirmedPayment(index, created)
     // A day with more than twice the most kept (a snapshot of before the daily count): all kept.
     const dayOne = paymentsPerAccountMax * 2 + 500
     for (let index = 0; index < dayOne; index += 1) book.add(payment(index, startMs + index))

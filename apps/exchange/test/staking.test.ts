@@ -10,6 +10,7 @@ import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { stakingYieldsPpm } from '../src/staking/stakingAccrual.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
+import { depositWhole } from './fixtures/testServer.ts'
 import { webRequest } from './fixtures/webRequest.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
@@ -41,14 +42,7 @@ beforeAll(async () => {
   )
   accountId = account.id
   token = (await server.accounts.createSession(account.id, 365 * dayMs)).token
-  await server.service.submit({
-    type: 'deposit',
-    timestamp: nowMs,
-    accountId,
-    asset: 'ETH',
-    amount: toLedgerUnits(10, 0).toString(),
-    reference: 'eth',
-  })
+  await depositWhole(server, accountId, 'ETH', 10, nowMs)
 })
 afterAll(() => server.close())
 

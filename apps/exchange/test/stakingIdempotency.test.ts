@@ -16,6 +16,7 @@ import { toLedgerUnits } from '../src/ledger/ledger.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
 import { answeredWithin, holdJournalWrites } from './fixtures/journalGate.ts'
 import { testListing } from './fixtures/testListing.ts'
+import { depositWhole } from './fixtures/testServer.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
 type Json = any
@@ -60,14 +61,7 @@ beforeAll(async () => {
   const account = await server.accounts.createAccount('keys@example.com', 'a long enough password')
   accountId = account.id
   token = (await server.accounts.createSession(account.id, 365 * 86_400_000)).token
-  await server.service.submit({
-    type: 'deposit',
-    timestamp: nowMs,
-    accountId,
-    asset: 'ETH',
-    amount: toLedgerUnits(10, 0).toString(),
-    reference: 'eth',
-  })
+  await depositWhole(server, accountId, 'ETH', 10, nowMs)
 })
 afterAll(async () => {
   await server.close()
