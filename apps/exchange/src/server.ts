@@ -347,7 +347,12 @@ export async function createExchangeServer(
       closed.push(
         kept === undefined
           ? { state: event, fills: [] }
-          : { state: event, fills: [...kept.fills], stateText: kept.stateText },
+          : {
+              state: event,
+              fills: [...kept.fills],
+              stateText: kept.stateText,
+              ...(kept.earlierFills > 0 ? { earlierFills: kept.earlierFills } : {}),
+            },
       )
     }
     if (closed) closedByCommand.set(command, closed)

@@ -7,6 +7,7 @@ import {
   OrderHistory,
   type OrderHistorySnapshot,
   type OrderRecord,
+  orderFillsKeptMax,
   ordersPerAccountMax,
 } from '../src/core/orderHistory.ts'
 import { closed, idOf, t0 } from './fixtures/closedOrder.ts'
@@ -168,6 +169,54 @@ describe('order history', () => {
       expect(restored.ordersIn(accountId, 'BTC-EUR', everything), `account ${accountId}`).toEqual(
         live.ordersIn(accountId, 'BTC-EUR', everything),
       )
+  })
+
+  it("keeps an order's newest fills past twice the most it keeps, counting the earlier ones, through a snapshot too", () => {
+    const history = new OrderHistory()
+    const resting = closed(1, 'BTC-EUR', 1, t0, { filled: true })
+    const [model] = resting.fills
+    const fill = (serial: number) => ({ ...model!, fillId: serial, timestamp: t0 + serial })
+    history.record([{ type: 'order', ...resting.state, status: 'new', updated: t0 }])
+    // Filled one fill at a time, up to twice the most kept: all of them still held.
+    for (let serial = 1; serial <= orderFillsKeptMax * 2; serial += 1)
+      history.record([fill(serial)])
+    expect(history.order('BTC-EUR', idOf(1))!.fills).toHaveLength(orderFillsKeptMax * 2)
+    expect(history.order('BTC-EUR', idOf(1))!.earlierFills).toBeUndefined()
+    const before = history.snapshot()
+    // One more: the oldest go, down to the most kept, and are counted.
+    history.record([fill(orderFillsKeptMax * 2 + 1)])
+    const trimmed = history.order('BTC-EUR', idOf(1))!
+    expect(trimmed.fills.map((kept) => kept.fillId)).toEqual(
+      Array.from({ length: orderFillsKeptMax }, (_, at) => orderFillsKeptMax + 2 + at),
+    )
+    expect(trimmed.earlierFills).toBe(orderFillsKeptMax + 1)
+    // A snapshot taken before the trim still writes what the order had then.
+    const [, held] = [...before.orders][0]!
+    expect(held.fills).toHaveLength(orderFillsKeptMax * 2)
+    expect(held.earlierFills).toBeUndefined()
+    // Read back, the order has its newest fills and the count of the others; it closes so.
+    const restored = OrderHistory.restore(JSON.parse(JSON.stringify(history.snapshot())))
+    expect(restored.order('BTC-EUR', idOf(1))).toEqual(trimmed)
+    restored.record([{ type: 'order', ...resting.state, updated: t0 + 10_000 }])
+    expect(restored.closedOrderText('BTC-EUR', idOf(1))).toMatchObject({
+      earlierFills: orderFillsKeptMax + 1,
+      fills: trimmed.fills,
+    })
+    expect(restored.ordersIn(1, 'BTC-EUR', everything)[0]!.earlierFills).toBe(orderFillsKeptMax + 1)
+    // The account's recent fills are the account's, kept as before (up to 5,000 or more).
+    expect(restored.fillsOf(1)).toHaveLength(orderFillsKeptMax * 2 + 1)
+  })
+
+  it('keeps the newest fills of an order that traded more than twice the most kept on arrival', () => {
+    const history = new OrderHistory()
+    const taker = closed(1, 'BTC-EUR', 2)
+    const [model] = taker.fills
+    const count = orderFillsKeptMax * 2 + 5
+    const fills = Array.from({ length: count }, (_, at) => ({ ...model!, fillId: at + 1 }))
+    history.record([...fills, { type: 'order', ...taker.state }])
+    const kept = history.order('BTC-EUR', idOf(2))!
+    expect(kept.fills).toEqual(fills.slice(-orderFillsKeptMax))
+    expect(kept.earlierFills).toBe(count - orderFillsKeptMax)
   })
 
   it('lists by creation time, then id, within a window and between two orders', () => {

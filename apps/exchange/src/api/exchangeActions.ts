@@ -211,6 +211,23 @@ export function registerExchangeActions(
     return orderObject(spec, state, held, fills, decimalsOf)
   }
 
+  /**
+   * An order's fills, all of them, oldest first: those let go of an order filled more than the
+   * core keeps of one (`orderFillsKeptMax`) are read from the fill archive. At once when none
+   * were; a failed archive read rejects. Those the core holds are copied at the call: an open
+   * order's list grows with its next fill, which the state read with it does not count.
+   */
+  function allFillsOf(record: OrderRecord): readonly FillEvent[] | Promise<readonly FillEvent[]> {
+    const held = [...record.fills]
+    const earlier = record.earlierFills ?? 0
+    if (earlier === 0 || deps.unarchivedAccounts.has(record.state.accountId)) return held
+    const { accountId, market, orderId } = record.state
+    const before = held[0]?.fillId ?? Number.MAX_SAFE_INTEGER
+    return deps.fillArchive
+      .earlierOfOrder(accountId, market, orderId, before, earlier)
+      .then((found) => [...found, ...held])
+  }
+
   /** The latest state of `orderId` in a command's events, with the fills it got there. */
   function fromOutcome(outcome: CoreOutcome & { ok: true }, orderId: string) {
     let state: OrderState | undefined
@@ -553,6 +570,7 @@ export function registerExchangeActions(
       const applied = record && {
         state: record.state,
         fills: [...record.fills],
+        ...(record.earlierFills === undefined ? {} : { earlierFills: record.earlierFills }),
         held: service.core.heldFor(spec.market, record.state.orderId),
       }
       const outcome = await submitted
@@ -572,10 +590,10 @@ export function registerExchangeActions(
         params.operatorId === undefined ? {} : { operatorId: Number(params.operatorId) }
       if (params.responseRequired === false)
         return success({ ...shortAck(applied.state), ...operator })
-      return success({
-        ...orderResponse(spec, applied.state, applied.fills, applied.held),
-        ...operator,
-      })
+      // The update is applied: an archive that cannot be read leaves its reply with the fills
+      // the core holds, not an error that would have the client think it was not.
+      const fills = await Promise.resolve(allFillsOf(applied)).catch(() => applied.fills)
+      return success({ ...orderResponse(spec, applied.state, fills, applied.held), ...operator })
     })
     .register('privateCancelOrder', async (params, caller) => {
       const accountId = requireCaller(caller)
@@ -640,9 +658,13 @@ export function registerExchangeActions(
       if (!spec) return unknownMarket()
       const record = await orderOrRefusal(spec.market, accountId, params)
       if (!('state' in record)) return record
-      return success(orderResponse(spec, record.state, record.fills))
+      try {
+        return success(orderResponse(spec, record.state, await allFillsOf(record)))
+      } catch {
+        return failure(protocolError(101)) // the fill archive cannot be read
+      }
     })
-    .register('privateGetOrdersOpen', (params, caller) => {
+    .register('privateGetOrdersOpen', async (params, caller) => {
       const accountId = requireCaller(caller)
       if (params.market !== undefined && !specOf(params.market)) return unknownMarket()
       if (
@@ -660,11 +682,21 @@ export function registerExchangeActions(
         return spec ? engine.openOrders(market, accountId).map((state) => ({ spec, state })) : []
       })
       open.sort((a, b) => compareOrderKeys(b.state, a.state))
-      return success(
-        open.map(({ spec, state }) =>
-          orderResponse(spec, state, history.order(spec.market, state.orderId)?.fills ?? []),
-        ),
-      )
+      // The states and the fills the core holds are read now, before any archive read waits.
+      const records = open.map(({ spec, state }) => ({
+        spec,
+        state,
+        held: service.core.heldFor(spec.market, state.orderId),
+        record: history.order(spec.market, state.orderId) ?? { state, fills: [] },
+      }))
+      try {
+        const fills = await Promise.all(records.map(({ record }) => allFillsOf(record)))
+        return success(
+          records.map(({ spec, state, held }, at) => orderResponse(spec, state, fills[at]!, held)),
+        )
+      } catch {
+        return failure(protocolError(101)) // the fill archive cannot be read
+      }
     })
     .register('privateGetOrders', async (params, caller) => {
       const accountId = requireCaller(caller)
@@ -699,9 +731,10 @@ export function registerExchangeActions(
         const records = [...byId.values()]
           .sort((a, b) => compareOrderKeys(b.state, a.state))
           .slice(0, limit)
-        return success(records.map((record) => orderResponse(spec, record.state, record.fills)))
+        const fills = await Promise.all(records.map(allFillsOf))
+        return success(records.map((record, at) => orderResponse(spec, record.state, fills[at]!)))
       } catch {
-        return failure(protocolError(101)) // the order archive cannot be read
+        return failure(protocolError(101)) // the order or fill archive cannot be read
       }
     })
     .register('privateGetTrades', async (params, caller) => {

@@ -5,7 +5,12 @@ import type { EngineEvent, FillEvent, OrderState, TradeEvent } from '@polder/eng
 import { limitWindowMs } from '../transfers/transferLimits.ts'
 import { ArrayView, RawJson } from './stringifyInSlices.ts'
 
-export type OrderRecord = { state: OrderState; fills: FillEvent[] }
+/**
+ * An order's latest state and its fills, oldest first: all of them, or, for an order filled more
+ * than `orderFillsKeptMax` times, its newest ones, `earlierFills` telling how many came before
+ * (the fill archive has those: `FillArchive.earlierOfOrder`).
+ */
+export type OrderRecord = { state: OrderState; fills: FillEvent[]; earlierFills?: number }
 /**
  * An order as kept: an open order's state as an object (it still changes), a closed order's as
  * its JSON text. Closed orders are most of the history, and one string each is far less work
@@ -16,6 +21,8 @@ type KeptOrder = {
   market: string
   state: OrderState | string
   fills: FillEvent[]
+  /** How many fills of the order came before those in `fills` (see `orderFillsKeptMax`). */
+  earlierFills: number
   created: number
   /** When it closed (its last update), -1 while open: a number, so trims read no text. */
   closed: number
@@ -81,6 +88,24 @@ function stateOf(kept: KeptOrder): OrderState {
   return typeof kept.state === 'string' ? (JSON.parse(kept.state) as OrderState) : kept.state
 }
 
+/** A kept order as read: its state, its fills, and how many came before them if any did. */
+function recordOf(kept: KeptOrder): OrderRecord {
+  const record: OrderRecord = { state: stateOf(kept), fills: kept.fills }
+  if (kept.earlierFills > 0) record.earlierFills = kept.earlierFills
+  return record
+}
+
+/**
+ * Lets go of an order's oldest fills down to `orderFillsKeptMax`, counting them. The fills are
+ * put in a new array: a snapshot being written holds the old one and its length then.
+ */
+function trimFills(kept: KeptOrder): void {
+  if (kept.fills.length <= orderFillsKeptMax * 2) return
+  const over = kept.fills.length - orderFillsKeptMax
+  kept.fills = kept.fills.slice(over)
+  kept.earlierFills += over
+}
+
 /** Public trades kept per market for `/{market}/trades` (its limit is at most 1000). */
 export const recentTradesPerMarketMax = 1_000
 /**
@@ -98,6 +123,14 @@ export const ordersPerAccountMax = 5_000
  */
 export const closedOrderKeptMs = 10_000
 export const fillsPerAccountMax = 5_000
+/**
+ * Fills kept with an order: past twice this many, its oldest are let go down to this many, and
+ * counted (`earlierFills`). A large resting order hit by many small takers would otherwise carry
+ * them all while it rests, and in its archive row: a million euros at the 5 EUR minimum is some
+ * 200,000 fills, about 80 MB. Every fill is in the fill archive (but the simulator's), where
+ * `GET /order` and the other order reads find the earlier ones.
+ */
+export const orderFillsKeptMax = 1_000
 /**
  * An account with no order event or fill for this long has its closed orders and its fills let
  * go, whatever their count (by the times of the core's events, so a replay lets go of the same
@@ -146,7 +179,12 @@ export type OrderHistorySnapshot = {
    * An array when read back; an ArrayView when captured (see `snapshot`), where a closed
    * order's state is its kept JSON text.
    */
-  orders: Iterable<[key: string, record: { state: OrderState | RawJson; fills: FillEvent[] }]>
+  orders: Iterable<
+    [
+      key: string,
+      record: { state: OrderState | RawJson; fills: FillEvent[]; earlierFills?: number },
+    ]
+  >
   /**
    * Each account's orders as `${market} ${orderId}`, oldest first: what snapshots held before
    * 2026-11-27, read back still. Empty since, so that a build of before then, given a newer
@@ -210,13 +248,15 @@ export class OrderHistory {
     const states = new Array<OrderState | string>(count)
     const fills = new Array<FillEvent[]>(count)
     const fillCounts = new Uint32Array(count)
+    const earlierCounts = new Float64Array(count)
     let index = 0
     this.#orders.forEach((record, orderId) => {
       keys[index] = orderId
       markets[index] = record.market
       states[index] = record.state
-      fills[index] = record.fills // only ever appended to
+      fills[index] = record.fills // only ever appended to (a trim puts a new array in its place)
       fillCounts[index] = record.fills.length
+      earlierCounts[index] = record.earlierFills
       index += 1
     })
     return {
@@ -231,6 +271,8 @@ export class OrderHistory {
           {
             state: typeof state === 'string' ? new RawJson(state) : state,
             fills: fills[at]!.slice(0, fillCounts[at]),
+            // Only when some were let go: other orders' snapshot entries stay as they were.
+            ...(earlierCounts[at]! > 0 ? { earlierFills: earlierCounts[at]! } : {}),
           },
         ]
       }),
@@ -252,10 +294,18 @@ export class OrderHistory {
       const state = record.state instanceof RawJson ? record.state.text : keepState(record.state)
       const market = key.slice(0, key.indexOf(' '))
       const { fills } = record
+      const earlierFills = record.earlierFills ?? 0
       const kept: KeptOrder =
         typeof state === 'string'
-          ? { market, state, fills, created: createdOf(state), closed: updatedOf(state) }
-          : { market, state, fills, created: state.created, closed: -1 }
+          ? {
+              market,
+              state,
+              fills,
+              earlierFills,
+              created: createdOf(state),
+              closed: updatedOf(state),
+            }
+          : { market, state, fills, earlierFills, created: state.created, closed: -1 }
       history.#orders.set(orderIdOfKey(key), kept)
     }
     for (const [accountId, keys] of snapshot.byAccount)
@@ -311,7 +361,8 @@ export class OrderHistory {
     for (const fills of this.#fillsByAccount.values())
       for (const fill of fills) {
         const kept = this.#order(fill.market, fill.orderId)
-        if (kept === undefined || kept.fills.some((known) => known.fillId === fill.fillId)) continue
+        if (kept === undefined || kept.earlierFills > 0) continue
+        if (kept.fills.some((known) => known.fillId === fill.fillId)) continue
         kept.fills.push(fill)
         repaired.add(kept.fills)
       }
@@ -338,7 +389,15 @@ export class OrderHistory {
           known.closed = closed
         } else {
           const fills = early?.get(orderId) ?? []
-          const kept = { market, state: keepState(state), fills, created: state.created, closed }
+          const kept: KeptOrder = {
+            market,
+            state: keepState(state),
+            fills,
+            earlierFills: 0,
+            created: state.created,
+            closed,
+          }
+          trimFills(kept)
           this.#orders.set(orderId, kept)
           const keys = this.#byAccount.get(event.accountId) ?? []
           keys.push(orderId)
@@ -350,10 +409,14 @@ export class OrderHistory {
         }
       } else if (event.type === 'fill') {
         const record = this.#order(event.market, event.orderId)
-        if (record) record.fills.push(event)
-        else {
+        if (record) {
+          record.fills.push(event)
+          trimFills(record)
+        } else {
           early ??= new Map()
-          early.set(event.orderId, [...(early.get(event.orderId) ?? []), event])
+          const waiting = early.get(event.orderId)
+          if (waiting) waiting.push(event)
+          else early.set(event.orderId, [event])
         }
         const fills = this.#fillsByAccount.get(event.accountId) ?? []
         fills.push(event)
@@ -488,15 +551,15 @@ export class OrderHistory {
   closedOrderText(
     market: string,
     orderId: string,
-  ): { stateText: string; fills: readonly FillEvent[] } | undefined {
+  ): { stateText: string; fills: readonly FillEvent[]; earlierFills: number } | undefined {
     const kept = this.#order(market, orderId)
     if (kept === undefined || typeof kept.state !== 'string') return undefined
-    return { stateText: kept.state, fills: kept.fills }
+    return { stateText: kept.state, fills: kept.fills, earlierFills: kept.earlierFills }
   }
 
   order(market: string, orderId: string): OrderRecord | undefined {
     const kept = this.#order(market, orderId)
-    return kept === undefined ? undefined : { state: stateOf(kept), fills: kept.fills }
+    return kept === undefined ? undefined : recordOf(kept)
   }
 
   /**
@@ -526,9 +589,7 @@ export class OrderHistory {
       if (isInOrderWindow(orderKey, window)) found.push({ key: orderKey, kept })
     }
     found.sort((a, b) => compareOrderKeys(b.key, a.key))
-    return found
-      .slice(0, window.limit)
-      .map(({ kept }) => ({ state: stateOf(kept), fills: kept.fills }))
+    return found.slice(0, window.limit).map(({ kept }) => recordOf(kept))
   }
 
   /** Every closed order that closed at or after `sinceMs`, in the order they closed (catch-up). */
@@ -536,9 +597,7 @@ export class OrderHistory {
     const found: KeptOrder[] = []
     for (const kept of this.#orders.values())
       if (kept.closed >= 0 && kept.closed >= sinceMs) found.push(kept)
-    return found
-      .sort((a, b) => a.closed - b.closed)
-      .map((kept) => ({ state: stateOf(kept), fills: kept.fills }))
+    return found.sort((a, b) => a.closed - b.closed).map(recordOf)
   }
 
   /** When the most recently closed order the history holds closed; undefined for none. */
@@ -563,7 +622,7 @@ export class OrderHistory {
       if (kept.market !== market) continue
       if (typeof kept.state === 'string' && !kept.state.includes(needle)) continue
       const state = stateOf(kept)
-      if (state.clientOrderId === clientOrderId) return { state, fills: kept.fills }
+      if (state.clientOrderId === clientOrderId) return { ...recordOf(kept), state }
     }
     return undefined
   }

@@ -36,6 +36,15 @@ type LedgerRead = { accountId: number; window: LedgerWindow; offset: number; lim
 
 export { LedgerBusyError, ledgerReadsPerAccountMax } from './projectionArchive.ts'
 
+/** At most `count` fills of an order before one of its fills, newest first when read. */
+type OrderFillsRead = {
+  accountId: number
+  market: string
+  orderId: string
+  beforeFillId: number
+  count: number
+}
+
 /** How many fills a ledger window holds, and the page of them asked for. */
 export type LedgerFillPage = { total: number; fills: FillEvent[] }
 
@@ -163,6 +172,36 @@ export abstract class FillArchive extends ProjectionArchive<FillEvent, FillParti
     return this.listIn({ accountId, market }, window)
   }
 
+  /**
+   * The `count` fills of an order just before its fill `beforeFillId`, oldest first, written or
+   * still waiting: those the core let go of an order filled more than it keeps of one
+   * (`orderFillsKeptMax`). The read walks the account's fills in the market back from that fill
+   * until it has found them, so it costs what the order's fills and the account's others in the
+   * market meanwhile do.
+   */
+  async earlierOfOrder(
+    accountId: number,
+    market: string,
+    orderId: string,
+    beforeFillId: number,
+    count: number,
+  ): Promise<FillEvent[]> {
+    const byId = new Map<number, FillEvent>()
+    const read: OrderFillsRead = { accountId, market, orderId, beforeFillId, count }
+    for (const fill of this.waiting())
+      if (
+        fill.accountId === accountId &&
+        fill.market === market &&
+        fill.orderId === orderId &&
+        fill.fillId < beforeFillId
+      )
+        byId.set(fill.fillId, fill)
+    for (const fill of await this.selectOfOrder(read)) byId.set(fill.fillId, fill)
+    return [...byId.values()].sort((a, b) => a.fillId - b.fillId).slice(-count)
+  }
+
+  protected abstract selectOfOrder(read: OrderFillsRead): Promise<FillEvent[]>
+
   readonly #ledgerReads = new AccountReadLines()
 
   /**
@@ -199,6 +238,7 @@ export class SqliteFillArchive extends FillArchive {
   readonly #db: DatabaseSync
   readonly #select: StatementSync
   readonly #newest: StatementSync
+  readonly #ofOrder: StatementSync
   readonly #atOrAfter: StatementSync
   readonly #atOrBefore: StatementSync
   readonly #file: SqliteArchiveFile
@@ -245,6 +285,16 @@ export class SqliteFillArchive extends FillArchive {
     this.#newest = this.#db.prepare(
       'select max(fill_id) as fill_id from account_fills where account_id = ? and market = ?',
     )
+    this.#ofOrder = this.#db.prepare(
+      `select ${columns} from account_fills
+        where account_id = :accountId and market = :market and fill_id < :beforeFillId
+          and order_id = :orderId
+        order by fill_id desc limit :count`,
+    )
+  }
+
+  protected async selectOfOrder(read: OrderFillsRead): Promise<FillEvent[]> {
+    return (this.#ofOrder.all(read) as Row[]).map(fillOf)
   }
 
   protected async insert(fills: readonly FillEvent[]): Promise<void> {
@@ -370,6 +420,16 @@ export class SqlFillArchive extends FillArchive {
         window.toId,
         window.limit,
       ],
+    )
+    return rows.map(fillOf)
+  }
+
+  protected async selectOfOrder(read: OrderFillsRead): Promise<FillEvent[]> {
+    const rows = await this.#driver.query<Row>(
+      `select ${columns} from account_fills
+        where account_id = $1 and market = $2 and fill_id < $3 and order_id = $4
+        order by fill_id desc limit $5`,
+      [read.accountId, read.market, read.beforeFillId, read.orderId, read.count],
     )
     return rows.map(fillOf)
   }

@@ -60,7 +60,7 @@ const catchUpFlushRows = 50_000
 export type ArchivedOrder = OrderRecord & { stateText?: string }
 
 function valuesOf(order: ArchivedOrder): SqlParam[] {
-  const { state, fills } = order
+  const { state, fills, earlierFills } = order
   // The state's text is the core's own (it keeps a closed order's state as text): not made twice.
   const stateText = order.stateText ?? JSON.stringify(state)
   return [
@@ -70,13 +70,15 @@ function valuesOf(order: ArchivedOrder): SqlParam[] {
     state.clientOrderId,
     state.created,
     state.updated,
-    `{"state":${stateText},"fills":${JSON.stringify(fills)}}`,
+    // An order filled more than the core keeps of it has its earlier fills counted: they are in
+    // the fill archive.
+    `{"state":${stateText},"fills":${JSON.stringify(fills)}${earlierFills ? `,"earlierFills":${earlierFills}` : ''}}`,
   ]
 }
 
 const recordOf = (row: { record: string }): OrderRecord => {
-  const { state, fills } = JSON.parse(row.record) as OrderRecord
-  return { state, fills }
+  const { state, fills, earlierFills } = JSON.parse(row.record) as OrderRecord
+  return earlierFills ? { state, fills, earlierFills } : { state, fills }
 }
 
 /**
@@ -160,8 +162,9 @@ export abstract class OrderArchive extends BatchedArchive<ArchivedOrder> {
 
   #waitingOf(accountId: number, market: string): OrderRecord[] {
     const found: OrderRecord[] = []
-    for (const { state, fills } of this.waiting())
-      if (state.accountId === accountId && state.market === market) found.push({ state, fills })
+    for (const { state, fills, earlierFills } of this.waiting())
+      if (state.accountId === accountId && state.market === market)
+        found.push(earlierFills ? { state, fills, earlierFills } : { state, fills })
     return found
   }
 

@@ -192,6 +192,30 @@ describe.each(stores)('fill archive: $name', (store) => {
     expect((await archive.ledger(1, all, 0, 1)).total).toBe(25)
   })
 
+  it('reads the fills of one order before one of them, oldest first, written or waiting, up to the count asked', async () => {
+    const archive = await store.open()
+    // Order A's fills 1-30 (every third fill of the account is another order's), one of order A
+    // of another account, one in another market.
+    const orderA = fill(1, 'BTC-EUR', 1).orderId
+    for (let id = 1; id <= 40; id += 1)
+      archive.add({ ...fill(1, 'BTC-EUR', id), orderId: id % 3 === 0 ? 'another' : orderA })
+    archive.add({ ...fill(2, 'BTC-EUR', 41), orderId: orderA })
+    archive.add({ ...fill(1, 'ETH-EUR', 2), orderId: orderA })
+    await archive.flush()
+    for (let id = 42; id <= 45; id += 1) archive.add({ ...fill(1, 'BTC-EUR', id), orderId: orderA })
+    const ofA = (beforeFillId: number, count: number) =>
+      archive.earlierOfOrder(1, 'BTC-EUR', orderA, beforeFillId, count).then(ids)
+    expect(await ofA(11, 5)).toEqual([4, 5, 7, 8, 10])
+    expect(await ofA(11, 100)).toEqual([1, 2, 4, 5, 7, 8, 10])
+    // The newest, some still waiting to be written.
+    expect(await ofA(45, 4)).toEqual([40, 42, 43, 44])
+    expect(await ofA(1, 10)).toEqual([])
+    expect(await archive.earlierOfOrder(1, 'BTC-EUR', 'none', 100, 10)).toEqual([])
+    expect(await archive.earlierOfOrder(1, 'ETH-EUR', orderA, 100, 10)).toEqual([
+      { ...fill(1, 'ETH-EUR', 2), orderId: orderA },
+    ])
+  })
+
   it('catches up per account and market on the fills newer than its newest, once', async () => {
     const archive = await store.open()
     for (let id = 1; id <= 3; id += 1) archive.add(fill(1, 'BTC-EUR', id))

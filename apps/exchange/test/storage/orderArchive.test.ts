@@ -117,6 +117,21 @@ describe.each(stores)('order archive: $name', (store) => {
     expect(await archive.find(1, 'BTC-EUR', idOf(99))).toBeUndefined()
   })
 
+  it('keeps the count of the fills an order had before those it holds, written or waiting', async () => {
+    const archive = await store.open()
+    const many = { ...closed(1, 'BTC-EUR', 2), earlierFills: 4_321 }
+    archive.add(many)
+    archive.add(closed(1, 'BTC-EUR', 4))
+    const read = async () => ({
+      found: await archive.find(1, 'BTC-EUR', idOf(2)),
+      listed: await archive.list(1, 'BTC-EUR', everything),
+    })
+    for (const { found, listed } of [await read(), await archive.flush().then(read)]) {
+      expect(found).toEqual(many)
+      expect(listed).toEqual([closed(1, 'BTC-EUR', 4), many])
+    }
+  })
+
   it('catches up from 10 s before its newest order, keeping what it has as it is', async () => {
     const archive = await store.open()
     const held = Array.from({ length: 100 }, (_, index) => closed(1, 'BTC-EUR', index + 1))
