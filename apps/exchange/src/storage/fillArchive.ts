@@ -238,7 +238,6 @@ export class SqliteFillArchive extends FillArchive {
   readonly #db: DatabaseSync
   readonly #select: StatementSync
   readonly #newest: StatementSync
-  readonly #ofOrder: StatementSync
   readonly #atOrAfter: StatementSync
   readonly #atOrBefore: StatementSync
   readonly #file: SqliteArchiveFile
@@ -285,16 +284,19 @@ export class SqliteFillArchive extends FillArchive {
     this.#newest = this.#db.prepare(
       'select max(fill_id) as fill_id from account_fills where account_id = ? and market = ?',
     )
-    this.#ofOrder = this.#db.prepare(
-      `select ${columns} from account_fills
-        where account_id = :accountId and market = :market and fill_id < :beforeFillId
-          and order_id = :orderId
-        order by fill_id desc limit :count`,
-    )
   }
 
   protected async selectOfOrder(read: OrderFillsRead): Promise<FillEvent[]> {
-    return (this.#ofOrder.all(read) as Row[]).map(fillOf)
+    // On the reading thread, as the ledger's: an order filled 100,000 times walks as many rows.
+    const [rows] = await this.#file.readTogether([
+      {
+        sql: `select ${columns} from account_fills
+          where account_id = ? and market = ? and fill_id < ? and order_id = ?
+          order by fill_id desc limit ?`,
+        params: [read.accountId, read.market, read.beforeFillId, read.orderId, read.count],
+      },
+    ])
+    return (rows as Row[]).map(fillOf)
   }
 
   protected async insert(fills: readonly FillEvent[]): Promise<void> {
