@@ -427,23 +427,33 @@ export class SqlFillArchive extends FillArchive {
   }
 
   protected async selectOfOrder(read: OrderFillsRead): Promise<FillEvent[]> {
-    const rows = await this.#driver.query<Row>(
-      `select ${columns} from account_fills
-        where account_id = $1 and market = $2 and fill_id < $3 and order_id = $4
-        order by fill_id desc limit $5`,
-      [read.accountId, read.market, read.beforeFillId, read.orderId, read.count],
+    const rows = await this.#oneAtATime(() =>
+      this.#driver.query<Row>(
+        `select ${columns} from account_fills
+          where account_id = $1 and market = $2 and fill_id < $3 and order_id = $4
+          order by fill_id desc limit $5`,
+        [read.accountId, read.market, read.beforeFillId, read.orderId, read.count],
+      ),
     )
     return rows.map(fillOf)
   }
 
-  /** The ledger statement under way: one at a time, however many accounts ask. */
-  #ledgerStatement: Promise<unknown> = Promise.resolve()
+  /** The long statement under way (a ledger's, an order's earlier fills'). */
+  #longStatement: Promise<unknown> = Promise.resolve()
+
+  /**
+   * Runs the long reads one at a time, however many accounts ask: one can hold a connection
+   * for a second, and the pool's few connections carry the journal's commits too.
+   */
+  #oneAtATime<Result>(read: () => Promise<Result>): Promise<Result> {
+    const statement = this.#longStatement.then(read)
+    this.#longStatement = statement.catch(() => {})
+    return statement
+  }
 
   protected async selectLedger(read: LedgerRead): Promise<LedgerFillPage> {
     const { accountId, window, offset, limit } = read
-    // One at a time: a ledger statement can hold a connection for a second, and the pool's
-    // few connections carry the journal's commits too.
-    const statement = this.#ledgerStatement.then(() =>
+    const rows = await this.#oneAtATime(() =>
       this.#driver.query<{ total: string | number } & Partial<Row>>(sqlLedgerStatement, [
         accountId,
         window.startMs,
@@ -453,8 +463,6 @@ export class SqlFillArchive extends FillArchive {
         offset,
       ]),
     )
-    this.#ledgerStatement = statement.catch(() => {})
-    const rows = await statement
     return {
       total: Number(rows[0]?.total ?? 0),
       fills: rows.filter((row) => row.fill_id != null).map((row) => fillOf(row as Row)),
