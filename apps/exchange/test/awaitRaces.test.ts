@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { type Clock, createExchangeServer, type ExchangeServer } from '../src/server.ts'
+import { OrderArchive } from '../src/storage/orderArchive.ts'
 import type { SqlParam } from '../src/storage/sqlDriver.ts'
 import {
   bookCommands,
@@ -197,6 +198,57 @@ describe('races across await points', () => {
     const reply = await updated
     socket.ws.close()
     expect(reply.response).toMatchObject({ orderId, price: '501', status: 'new' })
+  })
+
+  it('lists an open order with the fills its state counts, not one applied while the order archive was read', async () => {
+    const seller = await createTrader(server, 'race-listed@example.com', { BTC: '1' })
+    const socket = await authenticated(seller)
+    const makerSocket = await authenticated(maker)
+    const created = await request(socket, {
+      action: 'privateCreateOrder',
+      market: 'BTC-EUR',
+      side: 'sell',
+      orderType: 'limit',
+      amount: '0.01',
+      price: '90000',
+      operatorId: 1,
+    })
+    expect(created.response.status).toBe('new')
+    // The listing's read of the order archive answers late.
+    const list = OrderArchive.prototype.list
+    const { reached, isReached, release, released } = checkpoint()
+    OrderArchive.prototype.list = async function (this: OrderArchive, ...args) {
+      const listed = await list.apply(this, args)
+      reached()
+      await released
+      return listed
+    }
+    let listed: Json
+    try {
+      const reply = request(socket, { action: 'privateGetOrders', market: 'BTC-EUR' })
+      await isReached
+      // Meanwhile a buy takes half of the order.
+      const bought = await request(makerSocket, {
+        action: 'privateCreateOrder',
+        market: 'BTC-EUR',
+        side: 'buy',
+        orderType: 'limit',
+        amount: '0.005',
+        price: '90000',
+        operatorId: 1,
+      })
+      expect(bought.response.status).toBe('filled')
+      release()
+      listed = await reply
+    } finally {
+      OrderArchive.prototype.list = list
+      release()
+    }
+    socket.ws.close()
+    makerSocket.ws.close()
+    const [order] = listed.response
+    expect(order).toMatchObject({ orderId: created.response.orderId, status: 'new' })
+    expect(order.fills).toEqual([])
   })
 
   it('refuses a key revoked while a lookup of it was on its way back from the database', async () => {

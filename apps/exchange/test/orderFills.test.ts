@@ -9,9 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { closedKeptMs, orderFillsKeptMax } from '../src/core/orderHistory.ts'
 import { createExchangeServer, type ExchangeServer } from '../src/server.ts'
-import { manyTradesOrderId, serverWithManyTrades } from './fixtures/manyTrades.ts'
+import { holdJournalWrites } from './fixtures/journalGate.ts'
+import { askForManyTrades, manyTradesOrderId, serverWithManyTrades } from './fixtures/manyTrades.ts'
 import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
+import { startTestServer } from './fixtures/testServer.ts'
 
 type WireFill = { id: string; timestamp: number; amount: string; price: string; taker: boolean }
 type WireOrder = { orderId: string; status: string; filledAmount: string; fills: WireFill[] }
@@ -43,8 +45,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-const request = async (method: string, path: string, body?: unknown) => {
-  const response = await signedRequest(baseUrl, sellerKey, method, path, { body })
+const request = async (method: string, path: string, body?: unknown, at = baseUrl) => {
+  const response = await signedRequest(at, sellerKey, method, path, { body })
   expect(response.status, JSON.stringify(response.json).slice(0, 300)).toBe(200)
   return response.json
 }
@@ -125,5 +127,40 @@ describe('an order filled more often than the core keeps', () => {
     expectAllFills(order)
     const listed: WireOrder[] = await request('GET', '/v2/orders?market=BTC-EUR')
     expectAllFills(listed[0]!)
+  })
+})
+
+describe('an order filled past what the core keeps, those fills not yet durable', () => {
+  it('is read once they are, with all its fills: GET /order and GET /ordersOpen wait for the commit', async () => {
+    // In memory, the buys applied at once and their journal commit held (a slow disk, a busy
+    // database): the core has let the earlier fills go, the archive gets them at the commit.
+    const { server: held, baseUrl: heldUrl } = await startTestServer({ simulator: false })
+    try {
+      const { sellerId, buy } = await askForManyTrades(held, {
+        count: fillCount,
+        startMs,
+        askLeft: 1,
+      })
+      sellerKey = await held.accounts.createApiKey(sellerId, ['view', 'trade'])
+      const release = holdJournalWrites(held)
+      const buys = Array.from({ length: fillCount }, (_, at) => buy(at + 1))
+      expect(held.service.core.history.order('BTC-EUR', askId)!.earlierFills).toBeGreaterThan(0)
+      let answered = false
+      const reads = Promise.all([
+        request('GET', `/v2/order?market=BTC-EUR&orderId=${askId}`, undefined, heldUrl),
+        request('GET', '/v2/ordersOpen?market=BTC-EUR', undefined, heldUrl),
+      ]).finally(() => {
+        answered = true
+      })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(answered).toBe(false)
+      release()
+      expect((await Promise.all(buys)).every((outcome) => outcome.ok)).toBe(true)
+      const [order, open] = await reads
+      expectAllFills(order)
+      expectAllFills(open[0])
+    } finally {
+      await held.close()
+    }
   })
 })

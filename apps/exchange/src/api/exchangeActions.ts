@@ -214,8 +214,10 @@ export function registerExchangeActions(
   /**
    * An order's fills, all of them, oldest first: those let go of an order filled more than the
    * core keeps of one (`orderFillsKeptMax`) are read from the fill archive. At once when none
-   * were; a failed archive read rejects. Those the core holds are copied at the call: an open
-   * order's list grows with its next fill, which the state read with it does not count.
+   * were; a failed archive read (or journal) rejects. Those the core holds are copied at the
+   * call: an open order's list grows with its next fill, which the state read with it does not
+   * count. The archive is read once every command applied before the call is durable: the core
+   * lets fills go as a command is applied, and the archive is given them at its commit.
    */
   function allFillsOf(record: OrderRecord): readonly FillEvent[] | Promise<readonly FillEvent[]> {
     const held = [...record.fills]
@@ -223,8 +225,9 @@ export function registerExchangeActions(
     if (earlier === 0 || deps.unarchivedAccounts.has(record.state.accountId)) return held
     const { accountId, market, orderId } = record.state
     const before = held[0]?.fillId ?? Number.MAX_SAFE_INTEGER
-    return deps.fillArchive
-      .earlierOfOrder(accountId, market, orderId, before, earlier)
+    return service
+      .appliedDurable()
+      .then(() => deps.fillArchive.earlierOfOrder(accountId, market, orderId, before, earlier))
       .then((found) => [...found, ...held])
   }
 
@@ -722,7 +725,11 @@ export function registerExchangeActions(
           window[side] = cursor.state
         }
         // The core holds the open orders and the recent closed ones; the archive every closed one.
-        const recent = history.ordersIn(accountId, spec.market, window)
+        // Their fills copied now: an open order's list grows while the archive is read, and
+        // its state was read here.
+        const recent = history
+          .ordersIn(accountId, spec.market, window)
+          .map((record) => ({ ...record, fills: [...record.fills] }))
         const archived = deps.unarchivedAccounts.has(accountId)
           ? []
           : await deps.orderArchive.list(accountId, spec.market, window)
