@@ -17,7 +17,12 @@ import { openRecordingSocket, type RecordingSocket } from './fixtures/recordingS
 import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
 import { startTestServer } from './fixtures/testServer.ts'
-import { authenticateRequest, createTrader, type Trader } from './fixtures/trader.ts'
+import {
+  authenticateRequest,
+  createTrader,
+  limitOrderBody,
+  type Trader,
+} from './fixtures/trader.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked field by field
 type Json = any
@@ -63,6 +68,14 @@ function request(socket: RecordingSocket, fields: Record<string, unknown>): Prom
   const reply = socket.next((m) => m.requestId === id, `the reply to ${String(fields.action)}`)
   socket.ws.send(JSON.stringify({ requestId: id, ...fields }))
   return reply
+}
+
+/** Places a limit order in BTC-EUR over the socket; its reply. */
+function limitOrder(socket: RecordingSocket, side: 'buy' | 'sell', amount: string, price: string) {
+  return request(socket, {
+    action: 'privateCreateOrder',
+    ...limitOrderBody(side, amount, price, { operatorId: 1 }),
+  })
 }
 
 /** A weekly savings plan of 25 EUR of BTC, starting tomorrow. */
@@ -157,15 +170,7 @@ describe('races across await points', () => {
   it('answers an order update with the state the update left, not a later command’s', async () => {
     const trader = await createTrader(server, 'race-update@example.com', { EUR: '10000' })
     const socket = await authenticated(trader)
-    const created = await request(socket, {
-      action: 'privateCreateOrder',
-      market: 'BTC-EUR',
-      side: 'buy',
-      orderType: 'limit',
-      amount: '0.01',
-      price: '500',
-      operatorId: 1,
-    })
+    const created = await limitOrder(socket, 'buy', '0.01', '500')
     const orderId = created.response.orderId as string
     const engine = server.service.core.engine
     const gate = gateJournalWrites(server)
@@ -204,15 +209,7 @@ describe('races across await points', () => {
     const seller = await createTrader(server, 'race-listed@example.com', { BTC: '1' })
     const socket = await authenticated(seller)
     const makerSocket = await authenticated(maker)
-    const created = await request(socket, {
-      action: 'privateCreateOrder',
-      market: 'BTC-EUR',
-      side: 'sell',
-      orderType: 'limit',
-      amount: '0.01',
-      price: '90000',
-      operatorId: 1,
-    })
+    const created = await limitOrder(socket, 'sell', '0.01', '90000')
     expect(created.response.status).toBe('new')
     // The listing's read of the order archive answers late.
     const list = OrderArchive.prototype.list
@@ -228,15 +225,7 @@ describe('races across await points', () => {
       const reply = request(socket, { action: 'privateGetOrders', market: 'BTC-EUR' })
       await isReached
       // Meanwhile a buy takes half of the order.
-      const bought = await request(makerSocket, {
-        action: 'privateCreateOrder',
-        market: 'BTC-EUR',
-        side: 'buy',
-        orderType: 'limit',
-        amount: '0.005',
-        price: '90000',
-        operatorId: 1,
-      })
+      const bought = await limitOrder(makerSocket, 'buy', '0.005', '90000')
       expect(bought.response.status).toBe('filled')
       release()
       listed = await reply

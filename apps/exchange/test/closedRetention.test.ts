@@ -7,6 +7,7 @@ import { WebSocket } from 'ws'
 import { closedKeptMs } from '../src/core/orderHistory.ts'
 import type { ExchangeServer } from '../src/server.ts'
 import { depositWhole, startTestServer } from './fixtures/testServer.ts'
+import { limitOrderBody } from './fixtures/trader.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON
 type Json = any
@@ -51,12 +52,7 @@ async function customer(email: string) {
     nowMs += 10
     return request({
       action: 'privateCreateOrder',
-      market: 'BTC-EUR',
-      side,
-      orderType: 'limit',
-      amount,
-      price,
-      timeInForce,
+      ...limitOrderBody(side, amount, price, { timeInForce }),
     })
   }
   return { accountId: account.id, ws, request, order }

@@ -12,6 +12,7 @@ import { testListing } from './fixtures/testListing.ts'
 import {
   authenticateRequest,
   createTrader as createTraderOn,
+  limitOrderBody,
   type Trader,
 } from './fixtures/trader.ts'
 
@@ -36,15 +37,7 @@ const placeLimit = (
   amount: string,
   price: string,
   extra: Record<string, unknown> = {},
-) =>
-  signed(who, 'POST', '/v2/order', {
-    market: 'BTC-EUR',
-    side,
-    orderType: 'limit',
-    amount,
-    price,
-    ...extra,
-  })
+) => signed(who, 'POST', '/v2/order', limitOrderBody(side, amount, price, extra))
 
 /** Waits (at most 5 s) until a recorded message matches. */
 async function until(messages: Json[], match: (message: Json) => boolean): Promise<void> {
