@@ -13,7 +13,7 @@ import { holdJournalWrites } from './fixtures/journalGate.ts'
 import { askForManyTrades, manyTradesOrderId, serverWithManyTrades } from './fixtures/manyTrades.ts'
 import { type ApiKey, signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
-import { startTestServer } from './fixtures/testServer.ts'
+import { depositWhole, startTestServer } from './fixtures/testServer.ts'
 
 type WireFill = { id: string; timestamp: number; amount: string; price: string; taker: boolean }
 type WireOrder = { orderId: string; status: string; filledAmount: string; fills: WireFill[] }
@@ -131,7 +131,7 @@ describe('an order filled more often than the core keeps', () => {
 })
 
 describe('an order filled past what the core keeps, those fills not yet durable', () => {
-  it('is read once they are, with all its fills: GET /order and GET /ordersOpen wait for the commit', async () => {
+  it('is read once they are, with all its fills: GET /order and GET /ordersOpen wait for the commit, and a fourth read under way is answered 108', async () => {
     // In memory, the buys applied at once and their journal commit held (a slow disk, a busy
     // database): the core has let the earlier fills go, the archive gets them at the commit.
     const { server: held, baseUrl: heldUrl } = await startTestServer({ simulator: false })
@@ -159,6 +159,22 @@ describe('an order filled past what the core keeps, those fills not yet durable'
       const [order, open] = await reads
       expectAllFills(order)
       expectAllFills(open[0])
+
+      // Such reads go in the account's line of long reads, as its ledger's: a fourth under way
+      // is answered 108 (try again). Five wait together for a commit held back, then read.
+      const releaseAgain = holdJournalWrites(held)
+      const deposit = depositWhole(held, sellerId, 'EUR', 1, startMs)
+      const five = Array.from({ length: 5 }, () =>
+        signedRequest(heldUrl, sellerKey, 'GET', `/v2/order?market=BTC-EUR&orderId=${askId}`),
+      )
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      releaseAgain()
+      await deposit
+      const answers = await Promise.all(five)
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 503, 503])
+      for (const answer of answers)
+        if (answer.status === 200) expectAllFills(answer.json)
+        else expect(answer.json.errorCode).toBe(108)
     } finally {
       await held.close()
     }

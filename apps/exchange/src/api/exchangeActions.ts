@@ -212,24 +212,45 @@ export function registerExchangeActions(
   }
 
   /**
-   * An order's fills, all of them, oldest first: those let go of an order filled more than the
-   * core keeps of one (`orderFillsKeptMax`) are read from the fill archive. At once when none
-   * were; a failed archive read (or journal) rejects. Those the core holds are copied at the
-   * call: an open order's list grows with its next fill, which the state read with it does not
-   * count. The archive is read once every command applied before the call is durable: the core
-   * lets fills go as a command is applied, and the archive is given them at its commit.
+   * The orders' fills, all of them, each order's oldest first: those let go of an order filled
+   * more than the core keeps of one (`orderFillsKeptMax`) are read from the fill archive, one
+   * order after another, in the account's line of long reads (as its ledger's: a fourth under
+   * way is refused, LedgerBusyError), once every command applied before the call is durable (the
+   * core lets fills go as a command is applied; the archive is given them at its commit). Those
+   * the core holds are copied at the call: an open order's list grows with its next fill, which
+   * the state read with it does not count. A failed read (or journal) rejects.
    */
-  function allFillsOf(record: OrderRecord): readonly FillEvent[] | Promise<readonly FillEvent[]> {
-    const held = [...record.fills]
-    const earlier = record.earlierFills ?? 0
-    if (earlier === 0 || deps.unarchivedAccounts.has(record.state.accountId)) return held
-    const { accountId, market, orderId } = record.state
-    const before = held[0]?.fillId ?? Number.MAX_SAFE_INTEGER
-    return service
-      .appliedDurable()
-      .then(() => deps.fillArchive.earlierOfOrder(accountId, market, orderId, before, earlier))
-      .then((found) => [...found, ...held])
+  async function allFillsOf(records: readonly OrderRecord[]): Promise<(readonly FillEvent[])[]> {
+    const held = records.map((record) => [...record.fills])
+    const earlierOf = (record: OrderRecord) =>
+      deps.unarchivedAccounts.has(record.state.accountId) ? 0 : (record.earlierFills ?? 0)
+    if (!records.some((record) => earlierOf(record) > 0)) return held
+    await service.appliedDurable()
+    const all: (readonly FillEvent[])[] = []
+    for (const [at, record] of records.entries()) {
+      const kept = held[at]!
+      const earlier = earlierOf(record)
+      if (earlier === 0) {
+        all.push(kept)
+        continue
+      }
+      const { accountId, market, orderId } = record.state
+      const before = kept[0]?.fillId ?? Number.MAX_SAFE_INTEGER
+      const found = await deps.fillArchive.earlierOfOrder(
+        accountId,
+        market,
+        orderId,
+        before,
+        earlier,
+      )
+      all.push([...found, ...kept])
+    }
+    return all
   }
+
+  /** What a failed read of orders answers: 108 while the account's reads are many, else 101. */
+  const orderReadFailure = (error: unknown) =>
+    failure(protocolError(error instanceof LedgerBusyError ? 108 : 101))
 
   /** The latest state of `orderId` in a command's events, with the fills it got there. */
   function fromOutcome(outcome: CoreOutcome & { ok: true }, orderId: string) {
@@ -595,7 +616,10 @@ export function registerExchangeActions(
         return success({ ...shortAck(applied.state), ...operator })
       // The update is applied: an archive that cannot be read leaves its reply with the fills
       // the core holds, not an error that would have the client think it was not.
-      const fills = await Promise.resolve(allFillsOf(applied)).catch(() => applied.fills)
+      const fills = await allFillsOf([applied]).then(
+        ([all]) => all!,
+        () => applied.fills,
+      )
       return success({ ...orderResponse(spec, applied.state, fills, applied.held), ...operator })
     })
     .register('privateCancelOrder', async (params, caller) => {
@@ -662,9 +686,10 @@ export function registerExchangeActions(
       const record = await orderOrRefusal(spec.market, accountId, params)
       if (!('state' in record)) return record
       try {
-        return success(orderResponse(spec, record.state, await allFillsOf(record)))
-      } catch {
-        return failure(protocolError(101)) // the fill archive cannot be read
+        const [fills] = await allFillsOf([record])
+        return success(orderResponse(spec, record.state, fills!))
+      } catch (error) {
+        return orderReadFailure(error)
       }
     })
     .register('privateGetOrdersOpen', async (params, caller) => {
@@ -693,12 +718,12 @@ export function registerExchangeActions(
         record: history.order(spec.market, state.orderId) ?? { state, fills: [] },
       }))
       try {
-        const fills = await Promise.all(records.map(({ record }) => allFillsOf(record)))
+        const fills = await allFillsOf(records.map(({ record }) => record))
         return success(
           records.map(({ spec, state, held }, at) => orderResponse(spec, state, fills[at]!, held)),
         )
-      } catch {
-        return failure(protocolError(101)) // the fill archive cannot be read
+      } catch (error) {
+        return orderReadFailure(error)
       }
     })
     .register('privateGetOrders', async (params, caller) => {
@@ -738,10 +763,10 @@ export function registerExchangeActions(
         const records = [...byId.values()]
           .sort((a, b) => compareOrderKeys(b.state, a.state))
           .slice(0, limit)
-        const fills = await Promise.all(records.map(allFillsOf))
+        const fills = await allFillsOf(records)
         return success(records.map((record, at) => orderResponse(spec, record.state, fills[at]!)))
-      } catch {
-        return failure(protocolError(101)) // the order or fill archive cannot be read
+      } catch (error) {
+        return orderReadFailure(error) // the order or fill archive cannot be read, or is busy
       }
     })
     .register('privateGetTrades', async (params, caller) => {
