@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { patchPostgres } from './patchPostgres.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const nodeMajorRequired = 24
@@ -57,6 +58,10 @@ if (installed !== wanted || !pinnedNodeVersion()) {
   }
   writeFileSync(stampPath, `${wanted}\n`)
 }
+
+// The PostgreSQL driver's fix, until a release has one (scripts/patchPostgres.mjs): after every
+// install, and checked at every run (a patched file is left as it is).
+console.log(patchPostgres(root))
 
 const pinned = pinnedNodeVersion()
 if (!pinned || Number(pinned.replace(/^v/, '').split('.')[0]) !== nodeMajorRequired) {
