@@ -89,8 +89,8 @@ function stateOf(kept: KeptOrder): OrderState {
 }
 
 /** A kept order as read: its state, its fills, and how many came before them if any did. */
-function recordOf(kept: KeptOrder): OrderRecord {
-  const record: OrderRecord = { state: stateOf(kept), fills: kept.fills }
+function recordOf(kept: KeptOrder, state = stateOf(kept)): OrderRecord {
+  const record: OrderRecord = { state, fills: kept.fills }
   if (kept.earlierFills > 0) record.earlierFills = kept.earlierFills
   return record
 }
@@ -597,7 +597,7 @@ export class OrderHistory {
     const found: KeptOrder[] = []
     for (const kept of this.#orders.values())
       if (kept.closed >= 0 && kept.closed >= sinceMs) found.push(kept)
-    return found.sort((a, b) => a.closed - b.closed).map(recordOf)
+    return found.sort((a, b) => a.closed - b.closed).map((kept) => recordOf(kept))
   }
 
   /** When the most recently closed order the history holds closed; undefined for none. */
@@ -622,7 +622,7 @@ export class OrderHistory {
       if (kept.market !== market) continue
       if (typeof kept.state === 'string' && !kept.state.includes(needle)) continue
       const state = stateOf(kept)
-      if (state.clientOrderId === clientOrderId) return { ...recordOf(kept), state }
+      if (state.clientOrderId === clientOrderId) return recordOf(kept, state)
     }
     return undefined
   }
