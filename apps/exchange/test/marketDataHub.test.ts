@@ -8,8 +8,11 @@ import type { ExchangeService, OutcomeListener } from '../src/core/exchangeServi
 
 const intervalMs = 20
 
-/** A service that applies nothing: it tells the hub of an outcome when asked to, and keeps every command submitted. */
-function recordingService() {
+/**
+ * A service that applies nothing: it tells the hub of an outcome when asked to, and keeps every
+ * command submitted; its engine has unpublished changes in the markets of `unpublished`.
+ */
+function recordingService(unpublished: readonly string[] = []) {
   const outcomeListeners: OutcomeListener[] = []
   const submitted: CoreCommand[] = []
   /** Run inside the next submit of a flushBook of this market, before it is applied. */
@@ -23,6 +26,12 @@ function recordingService() {
     for (const listener of outcomeListeners) listener(command, changed(market))
   }
   const service = {
+    core: {
+      engine: {
+        marketIds: () => ['A-EUR', 'B-EUR'],
+        hasUnpublishedChanges: (market: string) => unpublished.includes(market),
+      },
+    },
     onOutcome: (listener: OutcomeListener) => outcomeListeners.push(listener),
     onEvents: () => {},
     submit: async (command: CoreCommand): Promise<CoreOutcome> => {
@@ -55,6 +64,18 @@ describe('the book flushes of the market data hub', () => {
       // A's late change waits for the timer, which flushes it once half an interval has passed.
       await new Promise((resolve) => setTimeout(resolve, intervalMs * 4))
       expect(flushed()).toEqual(['A-EUR', 'B-EUR', 'A-EUR'])
+    } finally {
+      hub.stop()
+    }
+  })
+
+  it('flushes at its first tick the changes a restored engine holds unpublished', async () => {
+    const { service, flushed } = recordingService(['B-EUR'])
+    const hub = new MarketDataHub(service, () => 8, Date.now, { bookFlushIntervalMs: intervalMs })
+    hub.start()
+    try {
+      await new Promise((resolve) => setTimeout(resolve, intervalMs * 4))
+      expect(flushed()).toEqual(['B-EUR'])
     } finally {
       hub.stop()
     }

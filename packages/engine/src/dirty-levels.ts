@@ -24,6 +24,11 @@ export class DirtyLevels {
     }
   }
 
+  /** Whether a price changed since the last batch (its size may have come back since). */
+  get changed(): boolean {
+    return this.prices.length > 0
+  }
+
   /** The changed prices, each once, in the order of their first change. */
   unique(): number[] {
     const seen = new Set<number>()

@@ -669,6 +669,16 @@ export class Engine {
   }
 
   /**
+   * Whether a market's book changed since its last published batch (a `flushBook` would publish
+   * them; it may find they came back to the published sizes and publish nothing). A restart from
+   * a snapshot or the journal brings such changes back: whoever batches them must learn of them.
+   */
+  hasUnpublishedChanges(marketId: string): boolean {
+    const market = this.markets.get(marketId)
+    return market !== undefined && (market.dirtyBids.changed || market.dirtyAsks.changed)
+  }
+
+  /**
    * The book as of the last published batch (unpublished changes are left out, so the snapshot
    * and the next delta fit together exactly), `depthMax` levels per side.
    */

@@ -1322,6 +1322,21 @@ describe.each(bookKinds)('rules with the %s book', (kind) => {
       expect(nonces).toEqual([1, 2])
     })
 
+    test('knows of unpublished changes, a restored engine too, until a flush', () => {
+      const { engine, log } = makeEngine(kind)
+      const changed = (of: Engine) => of.hasUnpublishedChanges(tst.market)
+      expect(changed(engine)).toBe(false)
+      run(engine, log, ['buy a 1@100'])
+      expect(changed(engine)).toBe(true)
+      const restored = Engine.restore(engine.snapshot(), { book: kind, sink: new EventLog() })
+      expect(changed(restored)).toBe(true)
+      expect(
+        restored.flushBook({ type: 'flushBook', timestamp: nextTimestamp(), market: tst.market }),
+      ).toMatchObject({ nonce: 1, bids: [[100, 1]] })
+      expect(changed(restored)).toBe(false)
+      expect(engine.hasUnpublishedChanges('NOPE-EUR')).toBe(false)
+    })
+
     test('a book snapshot is the published state with its nonce, unpublished changes left out', () => {
       const { engine, log } = makeEngine(kind)
       run(engine, log, ['buy a 1@100', 'sell c 3@105 acct=2'])

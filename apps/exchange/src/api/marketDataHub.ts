@@ -129,6 +129,12 @@ export class MarketDataHub {
   }
 
   start(): void {
+    // Changes applied but not published before a stop (or a crash) are back in the restored
+    // books, and no command will tell of them again: the first tick publishes them, or a quiet
+    // market's subscribers and getBook would go on without them until its next change.
+    const engine = this.#service.core.engine
+    for (const market of engine.marketIds())
+      if (engine.hasUnpublishedChanges(market)) this.#touched.add(market)
     this.#timer ??= setInterval(() => {
       // A halted exchange refuses the flushes, and the service has reported why already.
       this.#tick().catch((error) => {
