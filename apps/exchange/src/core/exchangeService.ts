@@ -178,9 +178,15 @@ export class ExchangeService {
   }
 
   /** Applies, journals and, once durable, publishes. Refusals are answered at once. */
-  async submit(command: CoreCommand): Promise<CoreOutcome> {
+  async submit(submitted: CoreCommand): Promise<CoreOutcome> {
     if (this.#halted)
       throw new ExchangeHaltedError('the exchange has halted', { cause: this.#halted })
+    // The core's time never goes back: a clock stepped back (NTP, a resumed VM) would stamp a
+    // trade before the one it follows, and the archives find a window's trades and fills by
+    // their ids, the candles take a trade only into the newest. Such a command is stamped at the
+    // newest trade's time, and journaled so.
+    const floorMs = this.core.stats.newestTradeMs
+    const command = submitted.timestamp < floorMs ? { ...submitted, timestamp: floorMs } : submitted
     if (command.type !== 'cancelExpiredGroup') {
       this.#carryOutExpiredCountdowns(command.timestamp)
       // A cancel that failed halted the exchange: nothing may be journaled after it.

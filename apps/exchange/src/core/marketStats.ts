@@ -94,6 +94,11 @@ export class MarketStats {
   readonly #candles = new Map<string, Map<CandleInterval, Candle[]>>()
   readonly #lastTrade = new Map<string, TradeEvent>()
   #history: CandleHistory | undefined
+  /**
+   * The time of the newest trade of any market: no command is stamped before it
+   * (`ExchangeService.submit`), so trades and fills come in time order whatever the clock does.
+   */
+  newestTradeMs = Number.NEGATIVE_INFINITY
 
   /** Shows `history` before the live candles. It is read only, and not part of `snapshot()`. */
   attachHistory(history: CandleHistory): void {
@@ -126,7 +131,10 @@ export class MarketStats {
         ),
       )
     }
-    for (const trade of snapshot.lastTrades) stats.#lastTrade.set(trade.market, trade)
+    for (const trade of snapshot.lastTrades) {
+      stats.#lastTrade.set(trade.market, trade)
+      stats.newestTradeMs = Math.max(stats.newestTradeMs, trade.timestamp)
+    }
     return stats
   }
 
@@ -158,9 +166,11 @@ export class MarketStats {
         if (candles.length > candlesPerIntervalMax)
           candles.splice(0, candles.length - candlesPerIntervalMax)
       }
-      // A trade older than the newest candle cannot happen: command timestamps never go back.
+      // A trade older than the newest candle cannot happen: no command is stamped before the
+      // newest trade (only a journal of a build from before that rule could hold one).
     }
     this.#lastTrade.set(trade.market, trade)
+    if (trade.timestamp > this.newestTradeMs) this.newestTradeMs = trade.timestamp
   }
 
   /** Candles of [startMs, endMs], newest first, at most `limit` (no candle where nothing traded). */
