@@ -131,7 +131,7 @@ describe('an order filled more often than the core keeps', () => {
 })
 
 describe('an order filled past what the core keeps, those fills not yet durable', () => {
-  it('is read once they are, with all its fills: GET /order and GET /ordersOpen wait for the commit, and a fourth read under way is answered 108', async () => {
+  it('is read once they are, with all its fills: GET /order and GET /ordersOpen wait for the commit, a fourth read under way is answered 108, an update reply waits its turn', async () => {
     // In memory, the buys applied at once and their journal commit held (a slow disk, a busy
     // database): the core has let the earlier fills go, the archive gets them at the commit.
     const { server: held, baseUrl: heldUrl } = await startTestServer({ simulator: false })
@@ -175,6 +175,25 @@ describe('an order filled past what the core keeps, those fills not yet durable'
       for (const answer of answers)
         if (answer.status === 200) expectAllFills(answer.json)
         else expect(answer.json.errorCode).toBe(108)
+
+      // An update's reply is no read to try again: with three reads under way it waits its turn
+      // and answers all the fills (it answered those the core holds; found by a review).
+      const releaseThird = holdJournalWrites(held)
+      const another = depositWhole(held, sellerId, 'EUR', 1, startMs + 1)
+      const three = Array.from({ length: 3 }, () =>
+        signedRequest(heldUrl, sellerKey, 'GET', `/v2/order?market=BTC-EUR&orderId=${askId}`),
+      )
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const update = signedRequest(heldUrl, sellerKey, 'PUT', '/v2/order', {
+        body: { market: 'BTC-EUR', orderId: askId, price: '60001', operatorId: 1 },
+      })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      releaseThird()
+      await another
+      const [updated, ...reads3] = await Promise.all([update, ...three])
+      expect(updated!.status, JSON.stringify(updated!.json).slice(0, 300)).toBe(200)
+      expectAllFills(updated!.json)
+      for (const answer of reads3) expectAllFills(answer.json)
     } finally {
       await held.close()
     }

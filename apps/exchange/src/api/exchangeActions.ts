@@ -215,12 +215,15 @@ export function registerExchangeActions(
    * The orders' fills, all of them, each order's oldest first: those let go of an order filled
    * more than the core keeps of one (`orderFillsKeptMax`) are read from the fill archive, one
    * order after another, in the account's line of long reads (as its ledger's: a fourth under
-   * way is refused, LedgerBusyError), once every command applied before the call is durable (the
+   * way is refused, LedgerBusyError, unless `waitWhenBusy`), once every command applied before the call is durable (the
    * core lets fills go as a command is applied; the archive is given them at its commit). Those
    * the core holds are copied at the call: an open order's list grows with its next fill, which
    * the state read with it does not count. A failed read (or journal) rejects.
    */
-  async function allFillsOf(records: readonly OrderRecord[]): Promise<(readonly FillEvent[])[]> {
+  async function allFillsOf(
+    records: readonly OrderRecord[],
+    waitWhenBusy = false,
+  ): Promise<(readonly FillEvent[])[]> {
     const held = records.map((record) => [...record.fills])
     const earlierOf = (record: OrderRecord) =>
       deps.unarchivedAccounts.has(record.state.accountId) ? 0 : (record.earlierFills ?? 0)
@@ -242,6 +245,7 @@ export function registerExchangeActions(
         orderId,
         before,
         earlier,
+        waitWhenBusy,
       )
       all.push([...found, ...kept])
     }
@@ -614,9 +618,10 @@ export function registerExchangeActions(
         params.operatorId === undefined ? {} : { operatorId: Number(params.operatorId) }
       if (params.responseRequired === false)
         return success({ ...shortAck(applied.state), ...operator })
-      // The update is applied: an archive that cannot be read leaves its reply with the fills
-      // the core holds, not an error that would have the client think it was not.
-      const fills = await allFillsOf([applied]).then(
+      // The update is applied: its reply waits its turn among the account's reads, however many
+      // there are, and an archive that cannot be read leaves it with the fills the core holds,
+      // not an error that would have the client think it was not.
+      const fills = await allFillsOf([applied], true).then(
         ([all]) => all!,
         () => applied.fills,
       )

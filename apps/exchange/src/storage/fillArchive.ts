@@ -178,7 +178,8 @@ export abstract class FillArchive extends ProjectionArchive<FillEvent, FillParti
    * (`orderFillsKeptMax`). The read walks the account's fills in the market back from that fill
    * until it has found them, so it costs what the order's fills and the account's others in the
    * market meanwhile do: so it runs in the account's line of long reads, as its ledger's do (a
-   * fourth read of the account under way is refused: LedgerBusyError).
+   * fourth read of the account under way is refused: LedgerBusyError, but with `waitWhenBusy`,
+   * which waits its turn: the reply of an update already applied).
    */
   earlierOfOrder(
     accountId: number,
@@ -186,21 +187,26 @@ export abstract class FillArchive extends ProjectionArchive<FillEvent, FillParti
     orderId: string,
     beforeFillId: number,
     count: number,
+    waitWhenBusy = false,
   ): Promise<FillEvent[]> {
-    return this.#ledgerReads.run(accountId, async () => {
-      const byId = new Map<number, FillEvent>()
-      const read: OrderFillsRead = { accountId, market, orderId, beforeFillId, count }
-      for (const fill of this.waiting())
-        if (
-          fill.accountId === accountId &&
-          fill.market === market &&
-          fill.orderId === orderId &&
-          fill.fillId < beforeFillId
-        )
-          byId.set(fill.fillId, fill)
-      for (const fill of await this.selectOfOrder(read)) byId.set(fill.fillId, fill)
-      return [...byId.values()].sort((a, b) => a.fillId - b.fillId).slice(-count)
-    })
+    return this.#ledgerReads.run(
+      accountId,
+      async () => {
+        const byId = new Map<number, FillEvent>()
+        const read: OrderFillsRead = { accountId, market, orderId, beforeFillId, count }
+        for (const fill of this.waiting())
+          if (
+            fill.accountId === accountId &&
+            fill.market === market &&
+            fill.orderId === orderId &&
+            fill.fillId < beforeFillId
+          )
+            byId.set(fill.fillId, fill)
+        for (const fill of await this.selectOfOrder(read)) byId.set(fill.fillId, fill)
+        return [...byId.values()].sort((a, b) => a.fillId - b.fillId).slice(-count)
+      },
+      waitWhenBusy,
+    )
   }
 
   protected abstract selectOfOrder(read: OrderFillsRead): Promise<FillEvent[]>

@@ -454,15 +454,21 @@ export class LedgerBusyError extends Error {
 /**
  * Each account's long reads in a line, one at a time: a caller asking again and again waits
  * behind itself, and one with `ledgerReadsPerAccountMax` running or waiting is refused
- * (`LedgerBusyError`).
+ * (`LedgerBusyError`), unless it must be answered (`waitWhenBusy`: the reply of a change
+ * already applied), and then it waits its turn.
  */
 export class AccountReadLines {
   /** Each account's line: its last read, and how many are running or waiting. */
   readonly #lines = new Map<number, { last: Promise<unknown>; count: number }>()
 
-  run<Result>(accountId: number, read: () => Promise<Result>): Promise<Result> {
+  run<Result>(
+    accountId: number,
+    read: () => Promise<Result>,
+    waitWhenBusy = false,
+  ): Promise<Result> {
     const line = this.#lines.get(accountId) ?? { last: Promise.resolve(), count: 0 }
-    if (line.count >= ledgerReadsPerAccountMax) return Promise.reject(new LedgerBusyError())
+    if (line.count >= ledgerReadsPerAccountMax && !waitWhenBusy)
+      return Promise.reject(new LedgerBusyError())
     line.count += 1
     this.#lines.set(accountId, line)
     const result = line.last.then(read)
