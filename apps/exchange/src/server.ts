@@ -254,10 +254,8 @@ export async function createExchangeServer(
   const tradeArchive = openTradeArchive(location, storage)
   const tradesKeptFromMs = () =>
     config.tradeRetentionDays === 0 ? 0 : clock.nowMs() - config.tradeRetentionDays * 86_400_000
-  const tradeCatchUp = await tradeArchive.catchUp(
-    service.core.history.recentTrades(),
-    tradesKeptFromMs(),
-  )
+  // However old they are by now (a restart days later): the prune keeps a market's newest trades.
+  const tradeCatchUp = await tradeArchive.catchUp(service.core.history.recentTrades())
   service.onEvents((events) => {
     for (const event of events) if (event.type === 'trade') tradeArchive.add(event)
   })

@@ -290,19 +290,19 @@ export abstract class ProjectionArchive<Event, Partition> extends BatchedArchive
 
   /**
    * Writes the events of `recent` (per partition, oldest first, as the core keeps them) newer
-   * than the archive's newest of that partition and not older than `keptFromMs`: what a crash
-   * kept from being written. Returns how many were written, and the partitions whose recent
+   * than the archive's newest of that partition, however old: what a crash kept from being
+   * written (the core keeps no more of a partition than its archive keeps whatever the age, as a
+   * market's newest trades). Returns how many were written, and the partitions whose recent
    * events no longer reach back to the archive's newest (a gap the core's memory cannot fill).
    */
   async catchUp(
     recent: Iterable<[partition: Partition, events: readonly Event[]]>,
-    keptFromMs = 0,
   ): Promise<{ written: number; gaps: Partition[] }> {
     let written = 0
     const gaps: Partition[] = []
     for (const chunk of chunksOf(recent, catchUpPartitionsPerQuery)) {
       const knowns = await this.newestIds(chunk.map(([partition]) => partition))
-      written += await this.#catchUpChunk(chunk, knowns, keptFromMs, gaps)
+      written += await this.#catchUpChunk(chunk, knowns, gaps)
     }
     // A store that refuses writes now does not keep the server from starting: the events wait
     // in the queue, and the write is retried.
@@ -313,15 +313,12 @@ export abstract class ProjectionArchive<Event, Partition> extends BatchedArchive
   async #catchUpChunk(
     chunk: readonly [partition: Partition, events: readonly Event[]][],
     knowns: readonly number[],
-    keptFromMs: number,
     gaps: Partition[],
   ): Promise<number> {
     let written = 0
     for (const [index, [partition, events]] of chunk.entries()) {
       const known = knowns[index]!
-      const missing = events.filter(
-        (event) => this.idOf(event) > known && this.timeOf(event) >= keptFromMs,
-      )
+      const missing = events.filter((event) => this.idOf(event) > known)
       if (missing.length === 0) continue
       if (known > 0 && this.missesSome(known, events, missing[0]!)) gaps.push(partition)
       for (const event of missing) this.add(event)

@@ -233,20 +233,22 @@ describe.each(stores)('trade archive: $name', (store) => {
   })
 })
 
-describe('trade archive: catch-up after a crash, within the retention', () => {
-  it('writes none of the recent trades older than the retention', async () => {
+describe('trade archive: catch-up after a crash', () => {
+  it("writes the recent trades newer than its newest, however old (a prune keeps each market's newest)", async () => {
     const archive = await stores[0]!.open()
+    archive.add(trade('BTC-EUR', 1, t0 - 48 * hourMs + 1))
+    await archive.flush()
     const recent = new Map([
       ['ETH-EUR', [1, 2, 3].map((id) => trade('ETH-EUR', id, t0 - 48 * hourMs + id))],
       ['BTC-EUR', [1, 2].map((id) => trade('BTC-EUR', id, t0 - 48 * hourMs + id))],
     ])
     recent.get('BTC-EUR')!.push(trade('BTC-EUR', 3, t0))
-    expect(await archive.catchUp(recent.entries(), t0 - 24 * hourMs)).toEqual({
-      written: 1,
-      gaps: [],
-    })
-    expect(ids(await archive.list('ETH-EUR', everything))).toEqual([])
-    expect(ids(await archive.list('BTC-EUR', everything))).toEqual([3])
+    expect(await archive.catchUp(recent.entries())).toEqual({ written: 5, gaps: [] })
+    expect(ids(await archive.list('ETH-EUR', everything))).toEqual([3, 2, 1])
+    expect(ids(await archive.list('BTC-EUR', everything))).toEqual([3, 2, 1])
+    // The retention's prune (older than a day) keeps them: each market's newest 1,000.
+    await archive.prune(t0 - 24 * hourMs, 1_000, ['ETH-EUR', 'BTC-EUR'])
+    expect(ids(await archive.list('ETH-EUR', everything))).toEqual([3, 2, 1])
   })
 })
 
