@@ -198,7 +198,7 @@ describe('private REST', () => {
     server.service.core.ledger.checkInvariant()
   })
 
-  it('refuses an unfunded order with 216 and a price off the tick with 422', async () => {
+  it('refuses an unfunded order with 216, a price off the tick with 422 and one past 15 decimals with 215', async () => {
     const big = await signed(alice, 'POST', '/v2/order', {
       market: 'BTC-EUR',
       side: 'buy',
@@ -217,7 +217,44 @@ describe('private REST', () => {
       amount: '1',
       price: '100.001',
     })
-    expect(offTick.json.errorCode).toBe(429)
+    expect(offTick.json.errorCode).toBe(422)
+    // On a whole-euro tick too, and past 15 decimals the protocol's own code (215); an amount
+    // or a trigger with too many decimals stays 429.
+    const refusal = async (body: Record<string, unknown>) =>
+      (
+        await signed(alice, 'POST', '/v2/order', {
+          market: 'BTC-EUR',
+          side: 'buy',
+          orderType: 'limit',
+          amount: '0.001',
+          price: '50000',
+          ...body,
+        })
+      ).json.errorCode
+    expect(await refusal({ price: '50000.5' })).toBe(422)
+    expect(await refusal({ price: '50000.0000000000000001' })).toBe(215)
+    expect(await refusal({ amount: '0.000000001' })).toBe(429)
+    const resting = await signed(alice, 'POST', '/v2/order', {
+      market: 'BTC-EUR',
+      side: 'buy',
+      orderType: 'limit',
+      amount: '0.001',
+      price: '40000',
+    })
+    const update = (price: string) =>
+      signed(alice, 'PUT', '/v2/order', { market: 'BTC-EUR', orderId: resting.json.orderId, price })
+    expect((await update('40000.5')).json.errorCode).toBe(422)
+    expect((await update('40000.0000000000000001')).json.errorCode).toBe(215)
+    const cancel = `/v2/order?market=BTC-EUR&orderId=${resting.json.orderId}`
+    expect((await signed(alice, 'DELETE', cancel)).status).toBe(200)
+    expect(
+      await refusal({
+        orderType: 'stopLossLimit',
+        triggerType: 'price',
+        triggerReference: 'lastTrade',
+        triggerAmount: '40000.5',
+      }),
+    ).toBe(429)
     // An order the market refuses is refused for that, not for the balance it would need.
     const tooHigh = await signed(alice, 'POST', '/v2/order', {
       market: 'BTC-EUR',

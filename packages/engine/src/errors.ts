@@ -15,6 +15,7 @@ export const ErrorCode = {
   amountBelowMinimum: 212,
   priceBelowMinimum: 213,
   priceSignificantDigits: 214,
+  priceTooManyDecimals: 215,
   quoteBelowMinimum: 217,
   triggerSignificantDigits: 218,
   clientOrderIdConflict: 220,
@@ -75,6 +76,8 @@ export function errorMessage(errorCode: ErrorCodeValue, param = 'parameter'): st
       return 'Price is below the minimum allowed price.'
     case 214:
       return 'Price has too many significant digits.'
+    case 215:
+      return 'Price has more than 15 decimals.'
     case 217:
       return 'Minimum order size in quote currency is 5 EUR or 0.001 BTC.'
     case 218:

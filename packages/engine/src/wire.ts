@@ -2,7 +2,7 @@
 // The server parses request parameters with these functions (errors 205 and 429 come from here;
 // every other validation is in the engine) and formats engine states for responses and events.
 
-import { formatDecimal, parseBigDecimal } from './decimal.ts'
+import { decimalsOf, formatDecimal, parseBigDecimal } from './decimal.ts'
 import { ErrorCode, type Rejection, reject } from './errors.ts'
 import type { MarketSpec } from './market.ts'
 import type { OrderState } from './order.ts'
@@ -60,6 +60,9 @@ export interface PlaceContext {
 
 type Scale = 'price' | 'base' | 'quote'
 
+/** Decimals a price may have at most (protocol §5, 215), whatever its market's tick. */
+const priceDecimalsMax = 15
+
 function toUnits(spec: MarketSpec, name: string, text: unknown, scale: Scale): number | Rejection {
   if (typeof text !== 'string') return reject(ErrorCode.parameterInvalid, name)
   const decimals =
@@ -70,9 +73,14 @@ function toUnits(spec: MarketSpec, name: string, text: unknown, scale: Scale): n
         : spec.notionalDecimals
   const parsed = parseBigDecimal(text, decimals)
   if (!parsed.ok) {
+    if (parsed.errorCode !== 429) return reject(ErrorCode.parameterInvalid, name)
+    // A price finer than the tick is not a multiple of it (422), and the protocol has its own
+    // code for one past 15 decimals (215); other values with too many decimals are 429.
+    if (name !== 'price') return reject(ErrorCode.tooManyDecimals, name)
     return reject(
-      parsed.errorCode === 429 ? ErrorCode.tooManyDecimals : ErrorCode.parameterInvalid,
-      name,
+      decimalsOf(text) > priceDecimalsMax
+        ? ErrorCode.priceTooManyDecimals
+        : ErrorCode.priceNotMultipleOfTick,
     )
   }
   const units = scale === 'quote' ? parsed.units * BigInt(spec.quotePerNotional) : parsed.units
