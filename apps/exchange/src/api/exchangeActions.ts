@@ -568,12 +568,16 @@ export function registerExchangeActions(
         takerFeePpm: fees.takerFeePpm,
       })
       if ('ok' in command) return refused(command)
-      const outcome = await service.submit(command)
+      const submitted = service.submit(command)
+      // What it holds as it is placed (submit applies before its first await), as its state is
+      // read: a cancel applied before its commit must not show in its reply.
+      const held = service.core.heldFor(spec.market, command.orderId)
+      const outcome = await submitted
       if (!outcome.ok) return refused(outcome)
       const { state, fills } = fromOutcome(outcome, command.orderId)
       if (!state) throw new Error(`accepted order ${command.orderId} has no order event`)
       if (params.responseRequired === false) return success(shortAck(state))
-      return success(orderResponse(spec, state, fills))
+      return success(orderResponse(spec, state, fills, held))
     })
     .register('privateUpdateOrder', async (params, caller) => {
       const accountId = requireCaller(caller)

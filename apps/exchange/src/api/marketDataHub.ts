@@ -49,6 +49,8 @@ export class MarketDataHub {
   readonly #leadingSubscribersMax: number
   /** Books flushed so far: at the leading edge of a batch, and by the timer (for /metrics). */
   readonly flushes = { leading: 0, timer: 0 }
+  /** Per order event of a watched account, what its order held once its command was applied. */
+  readonly #heldAtEvent = new WeakMap<EngineEvent, bigint>()
   readonly #tickerChanged = new Set<string>()
   /** When the 24-hour tickers were last pushed (performance.now(): the cadence, not a timestamp). */
   #tickersPushedAt = 0
@@ -89,8 +91,13 @@ export class MarketDataHub {
     this.#unindex(connection)
   }
 
-  /** Re-files a connection under its topics after its subscriptions or authentication changed. */
+  /**
+   * Re-files a connection under its topics after its subscriptions or authentication changed; a
+   * connection removed already (closed while a request of it waited, an authenticate's lookup
+   * say) is not filed again, or it would be kept and written to for good.
+   */
   index(connection: WsConnection): void {
+    if (!this.connections.has(connection)) return
     this.#unindex(connection)
     const topics: string[] = []
     const described = connection.subscriptions.describe() as Record<string, unknown>
@@ -257,6 +264,10 @@ export class MarketDataHub {
   #noteChanges(events: readonly EngineEvent[]): void {
     for (const event of events) {
       if (event.type !== 'order') continue
+      // What the order holds as its command left it, for its event published after the commit:
+      // by then a later command of the same commit (a cancel) may have changed it.
+      if (this.#watchesAccount(event.accountId, event.market))
+        this.#heldAtEvent.set(event, this.#service.core.heldFor(event.market, event.orderId))
       const market = event.market
       if (this.#touched.has(market) || this.#leading.has(market)) continue
       const atOnce =
@@ -306,7 +317,8 @@ export class MarketDataHub {
             orderEventText(
               spec,
               event,
-              this.#service.core.heldFor(event.market, event.orderId),
+              this.#heldAtEvent.get(event) ??
+                this.#service.core.heldFor(event.market, event.orderId),
               this.#decimalsOf,
             ),
           )

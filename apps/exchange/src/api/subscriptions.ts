@@ -50,6 +50,11 @@ export class ConnectionSubscriptions {
     for (const channel of channels) this.#apply(channel, true)
   }
 
+  /** Drops the account channel: its account is no longer the connection's. */
+  dropAccount(): void {
+    this.#account = undefined
+  }
+
   unsubscribe(channels: readonly SubscriptionChannel[]): void {
     for (const channel of channels) this.#apply(channel, false)
   }

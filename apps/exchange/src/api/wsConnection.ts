@@ -324,6 +324,9 @@ export class WsConnection {
   #forgetCaller(): boolean {
     if (this.caller === undefined) return false
     this.caller = undefined
+    // Its account channel goes too: it is no longer listed, and does not carry over to the
+    // next account the socket authenticates as.
+    this.subscriptions.dropAccount()
     this.#apiKey = undefined
     this.#sessionHash = undefined
     this.#authExpiresAtMs = Number.POSITIVE_INFINITY
@@ -612,6 +615,9 @@ export class WsConnection {
     this.#apiKey = credential.kind === 'key' ? credential.key : undefined
     this.#sessionHash = credential.kind === 'session' ? credential.tokenHash : undefined
     this.#authExpiresAtMs = expiresAtMs
+    // Another account's events are subscribed to anew: the channel was the earlier account's.
+    if (this.caller !== undefined && this.caller.accountId !== caller.accountId)
+      this.subscriptions.dropAccount()
     this.caller = caller
     this.#deps.onSubscriptionsChanged?.(this)
     this.send(JSON.stringify({ event: 'authenticate', authenticated: true }))
