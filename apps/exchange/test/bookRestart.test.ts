@@ -10,7 +10,7 @@ import { defaultConfig } from '../src/config.ts'
 import { createExchangeServer } from '../src/server.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
 import { testListing } from './fixtures/testListing.ts'
-import { createTrader } from './fixtures/trader.ts'
+import { createTrader, limitOrderBody } from './fixtures/trader.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON
 type Json = any
@@ -27,14 +27,7 @@ describe('book across a restart', () => {
     const maker = await createTrader(first, 'book-restart@example.com', { EUR: '100000' })
     const order = (price: string) =>
       signedRequest(firstUrl, maker, 'POST', '/v2/order', {
-        body: {
-          market: 'BTC-EUR',
-          side: 'buy',
-          orderType: 'limit',
-          amount: '0.01',
-          price,
-          operatorId: 1,
-        },
+        body: limitOrderBody('buy', '0.01', price, { operatorId: 1 }),
       })
     expect((await order('40000')).status).toBe(200)
     expect((await order('40001')).status).toBe(200)

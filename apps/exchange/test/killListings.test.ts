@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { type AccountKey, buyerAndSeller, serverProcesses } from './fixtures/serverProcess.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
+import { limitOrderBody } from './fixtures/trader.ts'
 
 const servers = serverProcesses('polder-kill-listings-')
 
@@ -23,13 +24,13 @@ describe('kill -9 while trades stream in', () => {
       sellerEmail: 'seller@example.com',
       btc: '10',
     })
-    const ask = await signed(first.url, seller, 'POST', '/v2/order', {
-      market: 'BTC-EUR',
-      side: 'sell',
-      orderType: 'limit',
-      price: '60000',
-      amount: '5',
-    })
+    const ask = await signed(
+      first.url,
+      seller,
+      'POST',
+      '/v2/order',
+      limitOrderBody('sell', '5', '60000'),
+    )
     expect(ask.status).toBe('new')
     const acked: Json[] = []
     let stop = false
@@ -40,13 +41,13 @@ describe('kill -9 while trades stream in', () => {
       while (!stop) {
         sent += 1
         try {
-          const placed = await signed(first.url, buyer, 'POST', '/v2/order', {
-            market: 'BTC-EUR',
-            side: 'buy',
-            orderType: 'limit',
-            price: '60000',
-            amount: '0.001',
-          })
+          const placed = await signed(
+            first.url,
+            buyer,
+            'POST',
+            '/v2/order',
+            limitOrderBody('buy', '0.001', '60000'),
+          )
           if (placed.status === 'filled') acked.push(placed)
         } catch {
           return // the process is gone

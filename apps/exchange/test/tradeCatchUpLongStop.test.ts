@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { type AccountKey, buyerAndSeller, serverProcesses } from './fixtures/serverProcess.ts'
 import { signedRequest } from './fixtures/signedRequest.ts'
+import { limitOrderBody } from './fixtures/trader.ts'
 
 const servers = serverProcesses('polder-trade-catch-up-')
 const dayMs = 86_400_000
@@ -22,26 +23,14 @@ describe('the trade catch-up after a long stop', () => {
       sellerEmail: 'seller@example.com',
       btc: '1',
     })
-    const ask = await place(first.url, seller, {
-      market: 'BTC-EUR',
-      side: 'sell',
-      orderType: 'limit',
-      price: '60000',
-      amount: '0.5',
-    })
+    const ask = await place(first.url, seller, limitOrderBody('sell', '0.5', '60000'))
     expect(ask.status).toBe('new')
     await first.stop('SIGTERM')
 
     // The crossing buy: the process kills itself once its commit is done, the trade unwritten.
     const second = await servers.startTestServer({ POLDER_TEST_KILL_ON: 'placeOrder:committed' })
     const exited = new Promise((resolve) => second.child.once('close', resolve))
-    await place(second.url, buyer, {
-      market: 'BTC-EUR',
-      side: 'buy',
-      orderType: 'limit',
-      price: '60000',
-      amount: '0.2',
-    }).catch(() => undefined)
+    await place(second.url, buyer, limitOrderBody('buy', '0.2', '60000')).catch(() => undefined)
     await exited
     expect(second.lines).toContain('KILLED committed placeOrder')
 

@@ -8,7 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ExchangeServer } from '../src/server.ts'
 import { openRecordingSocket, type RecordingSocket } from './fixtures/recordingSocket.ts'
 import { startTestServer } from './fixtures/testServer.ts'
-import { authenticateRequest, createTrader, type Trader } from './fixtures/trader.ts'
+import {
+  authenticateRequest,
+  createTrader,
+  limitOrderBody,
+  type Trader,
+} from './fixtures/trader.ts'
 
 let server: ExchangeServer
 let baseUrl: string
@@ -49,13 +54,7 @@ describe('account channel: order events', () => {
       JSON.stringify({
         action: 'privateCreateOrder',
         requestId: 1,
-        market: 'BTC-EUR',
-        side: 'buy',
-        orderType: 'limit',
-        amount: '0.001',
-        price: '21000',
-        clientOrderId,
-        operatorId: 1,
+        ...limitOrderBody('buy', '0.001', '21000', { clientOrderId, operatorId: 1 }),
       }),
     )
     socket.ws.send(
@@ -87,14 +86,20 @@ describe('account channel: order events', () => {
   })
 })
 
+/** A socket of a new trader, subscribed to its account's BTC-EUR, whose key is then revoked. */
+async function unauthenticatedByRevoke(who: string): Promise<RecordingSocket> {
+  const trader = await createTrader(server, email(who), { EUR: '1000' })
+  const socket = await authenticated(trader)
+  await subscribeAccount(socket, ['BTC-EUR'])
+  const ended = socket.next((m) => m.event === 'unauthenticate')
+  await server.accounts.revokeApiKey(trader.key)
+  await ended
+  return socket
+}
+
 describe('account channel after the socket loses its account', () => {
   it('a socket unauthenticated by a revoked key does not keep (nor list) its account subscription for the next account', async () => {
-    const alice = await createTrader(server, email('alice'), { EUR: '1000' })
-    const socket = await authenticated(alice)
-    await subscribeAccount(socket, ['BTC-EUR'])
-    const ended = socket.next((m) => m.event === 'unauthenticate')
-    await server.accounts.revokeApiKey(alice.key)
-    await ended
+    const socket = await unauthenticatedByRevoke('alice')
     // The account channel is lost with the account (README: "loses its account channel"):
     // a confirmation lists every active subscription, and the account one is not active.
     const confirmation = socket.next((m) => m.event === 'subscribed')
@@ -106,13 +111,8 @@ describe('account channel after the socket loses its account', () => {
   })
 
   it('re-authenticated as another account, the socket gets no private events it did not subscribe to as that account', async () => {
-    const alice = await createTrader(server, email('alice2'), { EUR: '1000' })
-    const bob = await createTrader(server, email('bob2'), { EUR: '1000' })
-    const socket = await authenticated(alice)
-    await subscribeAccount(socket, ['BTC-EUR'])
-    const ended = socket.next((m) => m.event === 'unauthenticate')
-    await server.accounts.revokeApiKey(alice.key)
-    await ended
+    const bob = await createTrader(server, email('bob'), { EUR: '1000' })
+    const socket = await unauthenticatedByRevoke('alice2')
     const again = socket.next((m) => m.event === 'authenticate')
     socket.ws.send(JSON.stringify(authenticateRequest(bob)))
     await again
@@ -121,12 +121,7 @@ describe('account channel after the socket loses its account', () => {
       JSON.stringify({
         action: 'privateCreateOrder',
         requestId: 9,
-        market: 'BTC-EUR',
-        side: 'buy',
-        orderType: 'limit',
-        amount: '0.001',
-        price: '21000',
-        operatorId: 1,
+        ...limitOrderBody('buy', '0.001', '21000', { operatorId: 1 }),
       }),
     )
     await placed

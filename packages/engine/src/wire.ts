@@ -1,6 +1,7 @@
 // The edge between decimal strings (protocol §4) and the engine's integer commands and states.
-// The server parses request parameters with these functions (errors 205 and 429 come from here;
-// every other validation is in the engine) and formats engine states for responses and events.
+// The server parses request parameters with these functions (errors 205 and 429, and 215 and 422
+// for a price with too many decimals, come from here; every other validation is in the engine)
+// and formats engine states for responses and events.
 
 import { decimalsOf, formatDecimal, parseBigDecimal } from './decimal.ts'
 import { ErrorCode, type Rejection, reject } from './errors.ts'
@@ -94,7 +95,7 @@ function toUnits(spec: MarketSpec, name: string, text: unknown, scale: Scale): n
 
 const priceFields = ['price', 'triggerAmount'] as const
 
-/** Converts wire create-order parameters into an engine command (or error 205 / 429). */
+/** Converts wire create-order parameters into an engine command (or error 205, 215, 422 / 429). */
 export function placeOrderFromWire(
   spec: MarketSpec,
   params: WirePlaceOrder,
@@ -141,7 +142,7 @@ export function placeOrderFromWire(
   }
 }
 
-/** Converts wire update parameters into an engine command (or error 205 / 429). */
+/** Converts wire update parameters into an engine command (or error 205, 215, 422 / 429). */
 export function updateOrderFromWire(
   spec: MarketSpec,
   params: WireUpdateOrder,

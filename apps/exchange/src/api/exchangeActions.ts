@@ -215,10 +215,11 @@ export function registerExchangeActions(
    * The orders' fills, all of them, each order's oldest first: those let go of an order filled
    * more than the core keeps of one (`orderFillsKeptMax`) are read from the fill archive, one
    * order after another, in the account's line of long reads (as its ledger's: a fourth under
-   * way is refused, LedgerBusyError, unless `waitWhenBusy`), once every command applied before the call is durable (the
-   * core lets fills go as a command is applied; the archive is given them at its commit). Those
-   * the core holds are copied at the call: an open order's list grows with its next fill, which
-   * the state read with it does not count. A failed read (or journal) rejects.
+   * way is refused, LedgerBusyError, unless `waitWhenBusy`), once every command applied before
+   * the call is durable (the core lets fills go as a command is applied; the archive is given
+   * them at its commit). Those the core holds are copied at the call: an open order's list grows
+   * with its next fill, which the state read with it does not count. A failed read (or journal)
+   * rejects.
    */
   async function allFillsOf(
     records: readonly OrderRecord[],
