@@ -22,7 +22,9 @@ const serverNodeFlags: readonly string[] = existsSync(exchangeFlagsPath)
       )) as typeof import('../apps/exchange/src/nodeFlags.ts')
     ).serverNodeFlags
   : []
-const readyTimeoutMs = 120_000
+// The site's build of some 5,500 pages takes 15-35 s alone; on a slow machine with the test suite's
+// other worker busy it took over 120 s (one CI run of the npm start test, 2026-11-28).
+const readyTimeoutMs = 300_000
 const probeTimeoutMs = 5_000
 
 const { values: flags } = parseArgs({
@@ -37,6 +39,8 @@ type ReadyUrl = { label: string; url: string; probe?: string }
 type Part = {
   name: string
   workspace: string
+  /** Said before the part starts, so that a wait has a name. */
+  starting: string
   /** Arguments, given the URLs the parts started before it reported. */
   args: (ready: ReadonlyMap<string, ReadyUrl[]>) => string[]
 }
@@ -47,6 +51,7 @@ const parts: Part[] = [
   {
     name: 'exchange',
     workspace: 'apps/exchange',
+    starting: 'Starting the exchange server and its market simulator ...',
     args: () => [
       ...serverNodeFlags,
       'src/main.ts',
@@ -64,6 +69,7 @@ const parts: Part[] = [
     // served with the host rules (per-language 404, redirects, security headers).
     name: 'site',
     workspace: 'apps/site',
+    starting: 'Building the public site in six languages (15-30 s, minutes on a slow machine) ...',
     args: (ready) => {
       const api = ready.get('exchange')?.find((url) => url.label === 'Exchange REST API')
       const exchange = api === undefined ? [] : ['--exchange', new URL(api.url).origin]
@@ -143,6 +149,7 @@ const shown: ReadyUrl[] = []
 try {
   for (const part of parts) {
     if (!existsSync(join(root, part.workspace, 'package.json'))) continue
+    console.log(part.starting)
     const urls = await startPart(part, part.args(ready))
     ready.set(part.name, urls)
     for (const url of urls) {

@@ -158,19 +158,26 @@ describe('spec §7 socket actions', () => {
   })
 
   test('privateGetAccount is sent right after a successful authenticate and fills the fees', async () => {
-    await authenticate()
-    await waitUntil(() =>
+    // Fees other than the defaults the store starts with, so that only the reply can fill them
+    // (with the defaults, the wait below passed before the request had even reached the server).
+    responses.privateGetAccount = {
+      fees: { taker: '0.0020', maker: '0.0010', volume: '250000.00' },
+    } satisfies typeof account
+    try {
+      await authenticate()
+      await waitUntil(() => expect(client.stores.fees.getState().load.status).toBe('received'))
       expect(client.stores.fees.getState().fees).toEqual({
-        maker: '0.15',
-        taker: '0.25',
+        maker: '0.1',
+        taker: '0.2',
         required: '0',
-      }),
-    )
-    expect(server.received.map((entry) => entry.message.action)).toEqual([
-      'authenticate',
-      'privateGetAccount',
-    ])
-    expect(client.stores.fees.getState().load.status).toBe('received')
+      })
+      expect(server.received.map((entry) => entry.message.action)).toEqual([
+        'authenticate',
+        'privateGetAccount',
+      ])
+    } finally {
+      responses.privateGetAccount = account
+    }
   })
 
   test('subscribe and unsubscribe for the book channel of a market and the account channel', async () => {
