@@ -39,16 +39,26 @@ describe('book across a restart', () => {
     const second = await createExchangeServer(config, testListing)
     const secondUrl = await second.listen()
     try {
-      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      // The best bid reads the book as it is; getBook, what has been published.
       const live: Json = await (await fetch(`${secondUrl}/v2/ticker/book?market=BTC-EUR`)).json()
       expect(live.bid).toBe('40001')
-      const book: Json = await (await fetch(`${secondUrl}/v2/BTC-EUR/book`)).json()
+      // Published within the first ticks of the timer (polled: a server just started can be slow
+      // to tick on a loaded machine; a fixed second was waited before).
+      let book: Json
+      await expect
+        .poll(
+          async () => {
+            book = await (await fetch(`${secondUrl}/v2/BTC-EUR/book`)).json()
+            return book.nonce
+          },
+          { timeout: 15_000 },
+        )
+        .toBe(before.nonce + 1)
       // The order at 40001 rests in the book; a client's book must show it.
       expect(book.bids).toEqual([
         ['40001', '0.01000000'],
         ['40000', '0.01000000'],
       ])
-      expect(book.nonce).toBe(before.nonce + 1)
     } finally {
       await second.close()
     }

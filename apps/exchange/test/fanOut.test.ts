@@ -1,8 +1,8 @@
 // A broadcast is written a slice of connections at a time, and requests read in between are
-// served before the rest of the slices (here a slice is one connection, and slices are 100 ms
-// apart, so that a read of /metrics and three round trips fit in on a busy machine before the
-// slices reach the last three), subscribers' own
-// requests too. Every subscriber still gets every book event in nonce order, and what a
+// served before the rest of the slices (here a slice is one connection, slices are 100 ms apart,
+// and the test holds them back while it reads /metrics and makes three round trips: with the
+// 100 ms alone, a slow machine under load could let the slices reach the last three first),
+// subscribers' own requests too. Every subscriber still gets every book event in nonce order, and what a
 // connection is sent after a broadcast (a reply) reaches it after that broadcast.
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -22,12 +22,22 @@ let server: ExchangeServer
 let baseUrl: string
 let wsUrl: string
 let trader: Trader
+/** Slices the test holds back (while it is not undefined), to let go when it is ready. */
+let slicesHeld: (() => void)[] | undefined
+function releaseSlices(): void {
+  const held = slicesHeld ?? []
+  slicesHeld = undefined
+  for (const run of held) setTimeout(run, 0)
+}
 
 beforeAll(async () => {
   const config = { ...defaultConfig, port: 0, logLevel: 'silent' as const, dataDir: undefined }
   server = await createExchangeServer(config, testListing, undefined, {
     fanOutSliceConnections: 1,
-    fanOutNextTurn: (run) => setTimeout(run, 100),
+    fanOutNextTurn: (run) => {
+      if (slicesHeld === undefined) setTimeout(run, 100)
+      else slicesHeld.push(run)
+    },
   })
   baseUrl = await server.listen()
   wsUrl = `${baseUrl.replace('http', 'ws')}/v2`
@@ -88,6 +98,7 @@ describe('a broadcast to more connections than one slice', () => {
     // The first book event reaches the first subscriber while the other 11 still wait for
     // their slices: the requests sent now are read and served in between.
     const firstEvent = first.next((m) => m.event === 'book')
+    slicesHeld = []
     place(1)
     const event = await firstEvent
     // The rest wait for their slices, and /metrics says how many.
@@ -116,6 +127,7 @@ describe('a broadcast to more connections than one slice', () => {
     expect(position(asking, eventOf)).toBeGreaterThan(-1)
     expect(position(asking, eventOf)).toBeLessThan(position(asking, (m) => m.action === 'getBook'))
     // The silent one gets it in its own slice.
+    releaseSlices()
     await until(() => waiting.received.some(eventOf), 'the event at the silent subscriber')
 
     // More changes, batch by batch: every remaining subscriber gets the same events with

@@ -130,6 +130,20 @@ describe('an order filled more often than the core keeps', () => {
   })
 })
 
+/**
+ * Counts the calls of the server's `appliedDurable`, which every read of an order's archived
+ * fills makes on arrival, before it joins the account's line.
+ */
+function countDurableWaits(server: ExchangeServer): { count: number } {
+  const calls = { count: 0 }
+  const appliedDurable = server.service.appliedDurable.bind(server.service)
+  server.service.appliedDurable = () => {
+    calls.count += 1
+    return appliedDurable()
+  }
+  return calls
+}
+
 describe('an order filled past what the core keeps, those fills not yet durable', () => {
   it('is read once they are, with all its fills: GET /order and GET /ordersOpen wait for the commit, a fourth read under way is answered 108, an update reply waits its turn', async () => {
     // In memory, the buys applied at once and their journal commit held (a slow disk, a busy
@@ -164,10 +178,13 @@ describe('an order filled past what the core keeps, those fills not yet durable'
       // is answered 108 (try again). Five wait together for a commit held back, then read.
       const releaseAgain = holdJournalWrites(held)
       const deposit = depositWhole(held, sellerId, 'EUR', 1, startMs)
+      const durableWaits = countDurableWaits(held)
       const five = Array.from({ length: 5 }, () =>
         signedRequest(heldUrl, sellerKey, 'GET', `/v2/order?market=BTC-EUR&orderId=${askId}`),
       )
-      await new Promise((resolve) => setTimeout(resolve, 500))
+      // All five wait for the commit before the line takes them (a fixed 500 ms was waited
+      // before, which a slow machine under load may not keep to).
+      await expect.poll(() => durableWaits.count, { timeout: 30_000 }).toBe(5)
       releaseAgain()
       await deposit
       const answers = await Promise.all(five)
@@ -180,10 +197,11 @@ describe('an order filled past what the core keeps, those fills not yet durable'
       // and answers all the fills (it answered those the core holds; found by a review).
       const releaseThird = holdJournalWrites(held)
       const another = depositWhole(held, sellerId, 'EUR', 1, startMs + 1)
+      durableWaits.count = 0
       const three = Array.from({ length: 3 }, () =>
         signedRequest(heldUrl, sellerKey, 'GET', `/v2/order?market=BTC-EUR&orderId=${askId}`),
       )
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      await expect.poll(() => durableWaits.count, { timeout: 30_000 }).toBe(3)
       const update = signedRequest(heldUrl, sellerKey, 'PUT', '/v2/order', {
         body: { market: 'BTC-EUR', orderId: askId, price: '60001', operatorId: 1 },
       })
