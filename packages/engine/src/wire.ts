@@ -213,12 +213,12 @@ export function orderToWire(spec: MarketSpec, state: OrderState): Record<string,
     wire.triggerType = state.triggerType
     wire.triggerReference = state.triggerReference
   }
-  // While the trigger waits, the price it is set at (the live API's "price calculated using
-  // triggerAmount and triggerType"; clients such as ccxt read it as the order's trigger price);
-  // once fired, the reference price that fired it. Only on the wire: the state keeps null until
-  // then, as its snapshot does.
-  const triggerPrice = state.triggerPrice ?? state.triggerAmount
-  if (triggerPrice !== null) wire.triggerPrice = formatPrice(spec, triggerPrice)
+  // The price the trigger is set at, waiting or fired (the live API's "price calculated using
+  // triggerAmount and triggerType": with the one type, `price`, its triggerAmount); clients such
+  // as ccxt read it as the order's trigger price. The reference price that fired it stays in the
+  // state (`triggerPrice`) and its snapshot: showing it here once fired changed, under ccxt, the
+  // trigger price a trader had set (found by a review, 2026-11-28).
+  if (state.triggerAmount !== null) wire.triggerPrice = formatPrice(spec, state.triggerAmount)
   wire.filledAmount = formatAmount(spec, state.filledAmount)
   wire.filledAmountQuote = formatQuote(spec, state.filledAmountQuote)
   wire.feePaid = formatQuote(spec, state.feePaid)

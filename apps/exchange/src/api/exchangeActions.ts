@@ -458,7 +458,10 @@ export function registerExchangeActions(
       if (!spec) return unknownMarket()
       const limit = Math.min(Number(params.limit ?? 1440), 1440)
       const start = params.start === undefined ? 0 : Number(params.start)
-      const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end)
+      // `end` is where the last candle wanted ends (the docs: "must align exactly with the end of
+      // the specified interval"): the candle starting at `end` is not in the window. ccxt asks
+      // `end = since + limit × interval` and so gets `limit` candles from `since`, as it expects.
+      const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end) - 1
       const candles = service.core.stats.candles(
         spec.market,
         params.interval as CandleInterval,
