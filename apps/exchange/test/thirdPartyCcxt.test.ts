@@ -12,11 +12,11 @@
 import ccxt from 'ccxt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ExchangeServer } from '../src/server.ts'
+import { type Bitvavo, ccxtFor as ccxtClient } from './fixtures/ccxtClient.ts'
 import { serverSubscribed, subscriptionChanges } from './fixtures/serverSubscribed.ts'
 import { startTestServer } from './fixtures/testServer.ts'
 import { createTrader } from './fixtures/trader.ts'
 
-type Bitvavo = InstanceType<typeof ccxt.pro.bitvavo>
 type OrderBook = Awaited<ReturnType<Bitvavo['watchOrderBook']>>
 type Order = Awaited<ReturnType<Bitvavo['createOrder']>>
 
@@ -34,22 +34,9 @@ const operatorId = 42
 /** A valid Bitcoin (bech32) address for withdrawals; ccxt's checkAddress also accepts it. */
 const btcAddress = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq'
 
-/** A ccxt instance pointed at the test server (protocol §7.1: REST urls without /v2). */
+/** A ccxt instance pointed at the test server, closed after the tests. */
 async function ccxtFor(credentials?: { key: string; secret: string }): Promise<Bitvavo> {
-  const exchange = new ccxt.pro.bitvavo({
-    ...(credentials ? { apiKey: credentials.key, secret: credentials.secret } : {}),
-    options: { operatorId },
-    // ccxt's own throttle spaces calls by their weight × 60 ms (6 s after a fetchOpenOrders
-    // without a market); the server's rate limit is what counts, and is tested elsewhere.
-    enableRateLimit: false,
-  })
-  exchange.urls.api = {
-    public: baseUrl,
-    private: baseUrl,
-    ws: `${baseUrl.replace('http', 'ws')}/v2`,
-  }
-  // ccxt refuses a plain ws:// URL until it has loaded node:http's Agent (Exchange.js:560).
-  await exchange.loadHttpProxyAgent()
+  const exchange = await ccxtClient(baseUrl, { credentials, operatorId })
   exchanges.push(exchange)
   return exchange
 }

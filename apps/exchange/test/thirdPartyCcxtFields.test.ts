@@ -4,10 +4,9 @@
 import ccxt from 'ccxt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ExchangeServer } from '../src/server.ts'
+import { type Bitvavo, ccxtFor } from './fixtures/ccxtClient.ts'
 import { startTestServer } from './fixtures/testServer.ts'
 import { createTrader } from './fixtures/trader.ts'
-
-type Bitvavo = InstanceType<typeof ccxt.pro.bitvavo>
 
 let server: ExchangeServer
 let trader: Bitvavo
@@ -19,18 +18,7 @@ beforeAll(async () => {
     BTC: '1',
     EUR: '10000',
   })
-  trader = new ccxt.pro.bitvavo({
-    apiKey: credentials.key,
-    secret: credentials.secret,
-    options: { operatorId: 7 },
-    enableRateLimit: false,
-  })
-  trader.urls.api = {
-    public: started.baseUrl,
-    private: started.baseUrl,
-    ws: `${started.baseUrl.replace('http', 'ws')}/v2`,
-  }
-  await trader.loadHttpProxyAgent() // ccxt refuses ws:// without it (base/Exchange.js:560)
+  trader = await ccxtFor(started.baseUrl, { credentials, operatorId: 7 })
   await trader.loadMarkets()
 })
 

@@ -2,13 +2,12 @@
 // trigger price (both found by a review, 2026-11-28). The set-up of thirdPartyCcxt.test.ts, with
 // a server clock the test moves forward (ccxt signs with that clock too), so that trades fall in
 // distinct minutes.
-import ccxt from 'ccxt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ExchangeServer } from '../src/server.ts'
+import { type Bitvavo, ccxtFor as ccxtClient } from './fixtures/ccxtClient.ts'
 import { startTestServer } from './fixtures/testServer.ts'
 import { createTrader } from './fixtures/trader.ts'
 
-type Bitvavo = InstanceType<typeof ccxt.pro.bitvavo>
 let server: ExchangeServer
 let baseUrl: string
 let anonymous: Bitvavo
@@ -25,18 +24,7 @@ const setNow = (ms: number) => {
 }
 
 async function ccxtFor(credentials?: { key: string; secret: string }): Promise<Bitvavo> {
-  const exchange = new ccxt.pro.bitvavo({
-    ...(credentials ? { apiKey: credentials.key, secret: credentials.secret } : {}),
-    options: { operatorId: 42 },
-    enableRateLimit: false,
-  })
-  exchange.urls.api = {
-    public: baseUrl,
-    private: baseUrl,
-    ws: `${baseUrl.replace('http', 'ws')}/v2`,
-  }
-  exchange.milliseconds = () => clock.nowMs()
-  await exchange.loadHttpProxyAgent()
+  const exchange = await ccxtClient(baseUrl, { credentials, operatorId: 42, nowMs: clock.nowMs })
   exchanges.push(exchange)
   return exchange
 }
