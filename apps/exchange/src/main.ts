@@ -131,8 +131,28 @@ async function serve(argv: string[]): Promise<void> {
   if (stopAsked !== undefined) shutdown(stopAsked)
 }
 
+/** The admin commands' own flags (besides --server and --data). */
+const adminFlags = {
+  email: { type: 'string' },
+  password: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  eur: { type: 'string' },
+  withdraw: { type: 'boolean' },
+  account: { type: 'string' },
+  asset: { type: 'string' },
+  amount: { type: 'string' },
+  key: { type: 'string' },
+  tier: { type: 'string' },
+} as const satisfies Record<string, { type: 'string' | 'boolean' }>
+
+/**
+ * Sends one admin command to the running server and prints its answer. A flag that is not the
+ * command's own (`flags`) is refused, as an unknown one is: a `--tier` given to `account create`
+ * used to be dropped without a word.
+ */
 async function adminCall(
   argv: string[],
+  flags: readonly (keyof typeof adminFlags)[],
   method: 'GET' | 'POST',
   path: (values: Record<string, unknown>) => string,
   body?: (values: Record<string, unknown>) => unknown,
@@ -142,21 +162,14 @@ async function adminCall(
     options: {
       server: { type: 'string', default: 'http://127.0.0.1:8080' },
       data: { type: 'string', default: './data' },
-      email: { type: 'string' },
-      password: { type: 'string' },
-      'password-stdin': { type: 'boolean' },
-      eur: { type: 'string' },
-      withdraw: { type: 'boolean' },
-      account: { type: 'string' },
-      asset: { type: 'string' },
-      amount: { type: 'string' },
-      key: { type: 'string' },
-      tier: { type: 'string' },
+      ...Object.fromEntries(flags.map((flag) => [flag, adminFlags[flag]])),
     },
     strict: true,
   })
-  checkLoopbackServer(values.server)
-  const tokenPath = join(values.data, adminTokenFile)
+  const server = String(values.server)
+  const data = String(values.data)
+  const base = checkLoopbackServer(server)
+  const tokenPath = join(data, adminTokenFile)
   let token: string
   try {
     token = readFileSync(tokenPath, 'utf8').trim()
@@ -166,10 +179,11 @@ async function adminCall(
     )
   }
   const payload = body?.(values)
+  const url = new URL(path(values), base)
   let response: Response
   let text: string
   try {
-    response = await fetch(`${values.server}${path(values)}`, {
+    response = await fetch(url, {
       method,
       headers: {
         authorization: `Bearer ${token}`,
@@ -182,7 +196,7 @@ async function adminCall(
     // fetch says only "fetch failed"; its cause names what happened (ECONNREFUSED, ...).
     const cause = (error as { cause?: { code?: string; message?: string } }).cause
     throw new ServerUnreachableError(
-      `cannot reach the server at ${values.server}: ${cause?.code ?? cause?.message ?? (error as Error).message} (is it running?)`,
+      `cannot reach the server at ${server}: ${cause?.code ?? cause?.message ?? (error as Error).message} (is it running?)`,
     )
   }
   process.stdout.write(`${text}\n`)
@@ -194,12 +208,18 @@ async function adminCall(
  * admin endpoint, which the server answers on loopback only anyway, and sent over the network
  * (in plain HTTP) anyone on the way could read it.
  */
-function checkLoopbackServer(server: string): void {
+function checkLoopbackServer(server: string): URL {
   let url: URL | undefined
   try {
     url = new URL(server)
   } catch {}
-  if (url === undefined || !['http:', 'https:'].includes(url.protocol))
+  if (
+    url === undefined ||
+    !['http:', 'https:'].includes(url.protocol) ||
+    url.pathname !== '/' ||
+    url.search !== '' ||
+    url.hash !== ''
+  )
     throw new UsageError(`--server must be a URL such as http://127.0.0.1:8080, got "${server}"`)
   // The URL parser has normalised the host already (`127.1` and `0x7f.1` are 127.0.0.1).
   const host = url.hostname.toLowerCase()
@@ -207,6 +227,7 @@ function checkLoopbackServer(server: string): void {
     throw new UsageError(
       `--server must be on this machine (127.0.0.1, [::1] or localhost), got "${server}": the admin token is not sent over the network`,
     )
+  return url
 }
 
 /**
@@ -233,6 +254,15 @@ function required(values: Record<string, unknown>, name: string): string {
   return value
 }
 
+/** A required flag's whole number, digits only (`0x1`, `1e1` and ` 2 ` are refused). */
+function requiredWhole(values: Record<string, unknown>, name: string): number {
+  const text = required(values, name)
+  const value = Number(text)
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value))
+    throw new UsageError(`--${name} must be a whole number (digits only), got "${text}"`)
+  return value
+}
+
 const [command, ...rest] = process.argv.slice(2)
 const helpAsked =
   command === 'help' || [command, ...rest].some((arg) => arg === '--help' || arg === '-h')
@@ -242,6 +272,7 @@ try {
   else if (command === 'account' && rest[0] === 'create') {
     await adminCall(
       rest.slice(1),
+      ['email', 'password', 'password-stdin', 'eur', 'withdraw'],
       'POST',
       () => '/admin/accounts',
       (values) => ({
@@ -256,20 +287,22 @@ try {
   } else if (command === 'account' && rest[0] === 'fee-tier') {
     await adminCall(
       rest.slice(1),
+      ['account', 'tier'],
       'POST',
       () => '/admin/accounts/fee-tier',
       (values) => ({
-        accountId: Number(required(values, 'account')),
-        tier: Number(required(values, 'tier')),
+        accountId: requiredWhole(values, 'account'),
+        tier: requiredWhole(values, 'tier'),
       }),
     )
   } else if (command === 'deposit') {
     await adminCall(
       rest,
+      ['account', 'asset', 'amount'],
       'POST',
       () => '/admin/deposits',
       (values) => ({
-        accountId: Number(required(values, 'account')),
+        accountId: requiredWhole(values, 'account'),
         asset: required(values, 'asset'),
         amount: required(values, 'amount'),
       }),
@@ -277,24 +310,27 @@ try {
   } else if (command === 'balances') {
     await adminCall(
       rest,
+      ['account'],
       'GET',
-      (values) => `/admin/balances/${encodeURIComponent(required(values, 'account'))}`,
+      (values) => `/admin/balances/${requiredWhole(values, 'account')}`,
     )
   } else if (command === 'ledger' && rest[0] === 'check') {
-    await adminCall(rest.slice(1), 'GET', () => '/admin/ledger/check')
+    await adminCall(rest.slice(1), [], 'GET', () => '/admin/ledger/check')
   } else if (command === 'key' && rest[0] === 'create') {
     await adminCall(
       rest.slice(1),
+      ['account', 'withdraw'],
       'POST',
       () => '/admin/keys',
       (values) => ({
-        accountId: Number(required(values, 'account')),
+        accountId: requiredWhole(values, 'account'),
         ...(values.withdraw ? { withdraw: true } : {}),
       }),
     )
   } else if (command === 'key' && rest[0] === 'revoke') {
     await adminCall(
       rest.slice(1),
+      ['key'],
       'POST',
       () => '/admin/keys/revoke',
       (values) => ({ key: required(values, 'key') }),

@@ -683,6 +683,15 @@ export async function createExchangeServer(
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close')
   })
+  // And from the first moment of the stop, a request not yet taken is refused (111, 503, as
+  // Fastify's own return503OnClosing does once the HTTP server closes, seconds later after the
+  // sockets' drain): nothing new is applied while the stop drains what was, and /health and a
+  // WebSocket upgrade on /v2 (whose listener is gone) say the server is going (found by a review).
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return
+    const refusal = protocolError(111)
+    return reply.code(refusal.status).header('connection', 'close').send(refusal.body)
+  })
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: config.wsMessageBytesMax * wsMessageReadFactor,

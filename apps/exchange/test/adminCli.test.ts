@@ -201,11 +201,84 @@ describe('key create and balances', () => {
     expect(
       await exchange(['deposit', ...target, '--account', '999', '--asset', 'BTC', '--amount', '1']),
     ).toEqual({ json: { error: 'no such account' }, code: 1 })
-    for (const text of ['abc', '0', '1.0', '0x1'])
-      expect(await exchange(['balances', ...target, '--account', text]), text).toEqual({
-        json: { error: `accountId must be a positive whole number, got "${text}"` },
-        code: 1,
-      })
+    expect(await exchange(['balances', ...target, '--account', '0'])).toEqual({
+      json: { error: 'accountId must be a positive whole number, got "0"' },
+      code: 1,
+    })
+  }, 60_000)
+
+  it('a whole number is digits only, and a flag of another command is refused, in every command (exit 2): nothing is sent', async () => {
+    const created = await exchange([
+      'account',
+      'create',
+      ...target,
+      '--email',
+      'flags@example.com',
+      '--password',
+      'a long enough password',
+    ])
+    const { accountId } = created.json as { accountId: number }
+    // `0x1` was read as account 1 by deposit, fee-tier and key create (only the server's
+    // balances route looked at the digits), and `--tier` given to account create was dropped.
+    const hex = `0x${accountId.toString(16)}`
+    const refused = [
+      ['balances', ...target, '--account', hex],
+      ['deposit', ...target, '--account', hex, '--asset', 'EUR', '--amount', '5'],
+      ['deposit', ...target, '--account', `${accountId}e0`, '--asset', 'EUR', '--amount', '5'],
+      ['account', 'fee-tier', ...target, '--account', String(accountId), '--tier', '0x1'],
+      ['key', 'create', ...target, '--account', ` ${accountId}`],
+      [
+        ...['account', 'create', ...target, '--email', 'tiered@example.com'],
+        ...['--password', 'a long enough password', '--tier', '3'],
+      ],
+      [
+        'deposit',
+        ...target,
+        '--account',
+        String(accountId),
+        '--asset',
+        'EUR',
+        '--amount',
+        '5',
+        '--tier',
+        '1',
+      ],
+    ]
+    for (const args of refused) {
+      const run = await exchangeOutput(args)
+      expect(run.stderr, args.join(' ')).toMatch(
+        /^(--account|--tier) must be a whole number|^Unknown option '--tier'/,
+      )
+      expect(run.stderr, args.join(' ')).not.toMatch(stackFrame)
+      expect(run.code, args.join(' ')).toBe(2)
+    }
+    expect(await exchange(['balances', ...target, '--account', String(accountId)])).toEqual({
+      json: { accountId, balances: [] },
+      code: 0,
+    })
+    const tiered = await exchange([
+      ...['account', 'create', ...target, '--email', 'tiered@example.com'],
+      ...['--password', 'a long enough password'],
+    ])
+    expect(tiered.code).toBe(0) // the refused one made no account
+  }, 60_000)
+
+  it('--server may end in a slash; a path or query in it is refused (exit 2)', async () => {
+    const withSlash = await exchange([
+      'ledger',
+      'check',
+      ...target.slice(2),
+      '--server',
+      `${server.url}/`,
+    ])
+    expect(withSlash).toMatchObject({ json: { ok: true }, code: 0 })
+    for (const url of [`${server.url}/v2`, `${server.url}/?x=1`]) {
+      const run = await exchangeOutput(['ledger', 'check', '--server', url, ...target.slice(2)])
+      expect(run.stderr, url).toMatch(
+        `--server must be a URL such as http://127.0.0.1:8080, got "${url}"`,
+      )
+      expect(run.code, url).toBe(2)
+    }
   }, 60_000)
 
   it('account create reads the password from stdin with --password-stdin, out of the process list', async () => {

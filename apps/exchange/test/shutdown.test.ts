@@ -2,7 +2,8 @@
 // was read is answered before the sockets close, a keep-alive HTTP client does not hold the stop
 // for its timeout, and a second signal ends a stop held up by a client at once.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,6 +21,7 @@ type Json = any
 const wsServers = serverProcesses('polder-shutdown-ws-')
 const httpServers = serverProcesses('polder-shutdown-http-')
 const stuckServers = serverProcesses('polder-shutdown-stuck-')
+const lateServers = serverProcesses('polder-shutdown-late-')
 
 /** Resolves with the exit code once `child` has exited, or 'running' after `ms`. */
 function exitWithin(child: ChildProcess, ms: number): Promise<number | null | 'running'> {
@@ -170,5 +172,52 @@ describe('SIGTERM (graceful shutdown)', () => {
     } finally {
       rmSync(root, { recursive: true, force: true })
     }
+  }, 90_000)
+
+  it('refuses what arrives once the stop has begun (111, 503): no command applied while a quiet client holds the drain, /health not ok', async () => {
+    // Found by a review: the HTTP listener stayed open until the sockets' drain was over (up to
+    // 6 s), and a new connection's deposit was applied and /health answered ok meanwhile.
+    const server = await lateServers.startMain(['--no-simulator'])
+    const account: Json = await server.admin('/admin/accounts', {
+      email: 'late@example.com',
+      password: 'a long enough password',
+    })
+    // A WebSocket client gone quiet (a vanished laptop): it never answers the close frame.
+    const quiet = connect(Number(new URL(server.url).port), '127.0.0.1')
+    quiet.on('error', () => {})
+    await new Promise((resolve) => quiet.once('connect', resolve))
+    let received = ''
+    quiet.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1')
+    })
+    const key = randomBytes(16).toString('base64')
+    quiet.write(
+      `GET /v2 HTTP/1.1\r\nHost: polder\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    )
+    await expect.poll(() => received).toContain('101 Switching Protocols')
+    server.child.kill('SIGTERM')
+    await expect.poll(() => received, { interval: 5 }).toContain('server shutting down')
+    try {
+      const token = readFileSync(join(lateServers.dataDir, 'admin.token'), 'utf8').trim()
+      const late = await fetch(`${server.url}/admin/deposits`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ accountId: account.accountId, asset: 'EUR', amount: '1' }),
+      })
+      expect(late.status).toBe(503)
+      expect(await late.json()).toMatchObject({ errorCode: 111 })
+      expect(late.headers.get('connection')).toBe('close')
+      expect((await fetch(`${server.url}/health`)).status).toBe(503)
+    } finally {
+      quiet.destroy()
+    }
+    expect(await exitWithin(server.child, 20_000)).toBe(0)
+    // And the deposit is not there after a restart.
+    const again = await lateServers.startMain(['--no-simulator'])
+    const token = readFileSync(join(lateServers.dataDir, 'admin.token'), 'utf8').trim()
+    const balances = await fetch(`${again.url}/admin/balances/${account.accountId}`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+    expect(await balances.json()).toMatchObject({ balances: [] })
   }, 90_000)
 })
