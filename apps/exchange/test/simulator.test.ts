@@ -92,9 +92,11 @@ describe('backfilled history and the live simulator', () => {
       const [hour] = await get('/v2/BTC-EUR/candles?interval=1h&limit=1')
       expect(hour[0]).toBe(Date.parse('2026-11-22T10:00:00Z'))
       expect(hour[4]).toBe(live[4])
+      // The hour of 09:00, which ends at 10:00 (`end` is where the last candle wanted ends).
       const [historicHour] = await get(
-        `/v2/BTC-EUR/candles?interval=1h&limit=1&end=${Date.parse('2026-11-22T09:00:00Z')}`,
+        `/v2/BTC-EUR/candles?interval=1h&limit=1&end=${Date.parse('2026-11-22T10:00:00Z')}`,
       )
+      expect(historicHour[0]).toBe(Date.parse('2026-11-22T09:00:00Z'))
       expect(hour[1]).toBe(historicHour[4])
       // The market list has a 24-hour change and mini chart at once.
       const [item] = await get('/exchange/proxy/v3/markets/data?markets=BTC-EUR&miniChart=true')
