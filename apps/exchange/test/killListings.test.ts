@@ -24,13 +24,9 @@ describe('kill -9 while trades stream in', () => {
       sellerEmail: 'seller@example.com',
       btc: '10',
     })
-    const ask = await signed(
-      first.url,
-      seller,
-      'POST',
-      '/v2/order',
-      limitOrderBody('sell', '5', '60000'),
-    )
+    const place = (who: AccountKey, body: unknown) =>
+      signed(first.url, who, 'POST', '/v2/order', body)
+    const ask = await place(seller, limitOrderBody('sell', '5', '60000'))
     expect(ask.status).toBe('new')
     const acked: Json[] = []
     let stop = false
@@ -41,13 +37,7 @@ describe('kill -9 while trades stream in', () => {
       while (!stop) {
         sent += 1
         try {
-          const placed = await signed(
-            first.url,
-            buyer,
-            'POST',
-            '/v2/order',
-            limitOrderBody('buy', '0.001', '60000'),
-          )
+          const placed = await place(buyer, limitOrderBody('buy', '0.001', '60000'))
           if (placed.status === 'filled') acked.push(placed)
         } catch {
           return // the process is gone

@@ -1417,7 +1417,6 @@ export class Engine {
           const reference = this.triggerReferencePrice(market, order)
           if (reference !== 0) {
             triggers.splice(index, 1)
-            order.triggerPrice = reference
             order.status = 'new'
             order.updated = timestamp
             this.run(market, order, timestamp)

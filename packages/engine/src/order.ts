@@ -70,8 +70,6 @@ export class Order {
   triggerAmount = 0
   triggerType: TriggerType | null = null
   triggerReference: TriggerReference | null = null
-  /** The reference price that fired the trigger; 0 while waiting. */
-  triggerPrice = 0
   /** Cancel-on-disconnect group; 0: none. */
   codGroupId = 0
 
@@ -96,7 +94,6 @@ export class Order {
     this.triggerAmount = 0
     this.triggerType = null
     this.triggerReference = null
-    this.triggerPrice = 0
     this.codGroupId = 0
     this.timeInForce = 'GTC'
     this.postOnly = false
@@ -144,7 +141,6 @@ export interface OrderState {
   readonly triggerAmount: number | null
   readonly triggerType: TriggerType | null
   readonly triggerReference: TriggerReference | null
-  readonly triggerPrice: number | null
   readonly filledAmount: number
   readonly filledAmountQuote: number
   /** Quote units, negative for a net rebate. */
@@ -207,7 +203,6 @@ function stateLiteral<T extends 'order' | undefined>(order: Order, feeCurrency: 
     triggerAmount: trigger ? order.triggerAmount : null,
     triggerType: trigger ? order.triggerType : null,
     triggerReference: trigger ? order.triggerReference : null,
-    triggerPrice: trigger && order.triggerPrice !== 0 ? order.triggerPrice : null,
     filledAmount: order.filledAmount,
     filledAmountQuote: order.filledAmountQuote,
     feePaid: order.feePaid,
@@ -249,7 +244,6 @@ export function fromState(
   order.triggerAmount = state.triggerAmount ?? 0
   order.triggerType = state.triggerType
   order.triggerReference = state.triggerReference
-  order.triggerPrice = state.triggerPrice ?? 0
   order.filledAmount = state.filledAmount
   order.filledAmountQuote = state.filledAmountQuote
   order.feePaid = state.feePaid

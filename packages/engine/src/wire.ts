@@ -215,9 +215,8 @@ export function orderToWire(spec: MarketSpec, state: OrderState): Record<string,
   }
   // The price the trigger is set at, waiting or fired (the live API's "price calculated using
   // triggerAmount and triggerType": with the one type, `price`, its triggerAmount); clients such
-  // as ccxt read it as the order's trigger price. The reference price that fired it stays in the
-  // state (`triggerPrice`) and its snapshot: showing it here once fired changed, under ccxt, the
-  // trigger price a trader had set (found by a review, 2026-11-28).
+  // as ccxt read it as the order's trigger price. Until 2026-11-28 a fired order showed the
+  // reference price that fired it, which changed, under ccxt, the trigger price a trader had set.
   if (state.triggerAmount !== null) wire.triggerPrice = formatPrice(spec, state.triggerAmount)
   wire.filledAmount = formatAmount(spec, state.filledAmount)
   wire.filledAmountQuote = formatQuote(spec, state.filledAmountQuote)

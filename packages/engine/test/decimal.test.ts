@@ -226,7 +226,6 @@ describe('wire edge', () => {
       triggerAmount: null,
       triggerType: null,
       triggerReference: null,
-      triggerPrice: null,
       filledAmount: 1_000,
       filledAmountQuote: 1_005_000,
       feePaid: 3_000,

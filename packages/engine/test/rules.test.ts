@@ -555,7 +555,6 @@ describe.each(bookKinds)('rules with the %s book', (kind) => {
         const state = engine.openOrders(tst.market, 3)[0]
         expect(state).toMatchObject({
           orderType: 'stopLossLimit',
-          triggerPrice: 95,
           price: 97,
           visible: true,
         })
@@ -684,7 +683,7 @@ describe.each(bookKinds)('rules with the %s book', (kind) => {
           market: tst.market,
           status: 'trading',
         })
-        expect(lastOrder(log.take(), 's')).toMatchObject({ status: 'new', triggerPrice: 98 })
+        expect(lastOrder(log.take(), 's')).toMatchObject({ status: 'new' })
       })
     })
   })
@@ -1431,7 +1430,6 @@ describe.each(bookKinds)('rules with the %s book', (kind) => {
         triggerAmount: null,
         triggerType: null,
         triggerReference: null,
-        triggerPrice: null,
         filledAmount: 0,
         filledAmountQuote: 0,
         feePaid: 0,
