@@ -14,7 +14,7 @@
 //
 // Run: npm exec -- node bench/exchange/load.bench.ts [--rate 5000] [--seconds 10] [--traders 20]
 //        [--subscribers 1000] [--markets 5] [--warmup 3] [--no-simulator] [--server-cpus 0]
-//        [--attribute] [--allocation] [--in-flight-max N] [--traders-watch-books]
+//        [--attribute] [--stall-profile] [--allocation] [--in-flight-max N] [--traders-watch-books]
 // --in-flight-max N is a capacity mode: a trader with N requests unanswered skips its planned
 // sends until replies come (they are counted as held back), so that a rate above what the
 // server can do measures what it does, steadily, instead of growing a backlog until the
@@ -23,6 +23,8 @@
 // --attribute records the server's and the generator's pauses (stallMonitor.ts) and says, for
 // the requests slower than 5 ms, what each one overlapped: a GC of the server, another stall of
 // its event loop (busy, or waiting for a CPU), a stall of the generator, or none of these.
+// --stall-profile does that too, profiles the server (--cpu-prof, a sample every ms) and says which tasks and functions its stalls without a GC were busy in
+// (stallProfile.ts). The profile costs the server some CPU: read its latencies from a run without.
 // --allocation samples what the server's main thread allocates in the measured window
 // (allocationSampler.ts, V8's sampling heap profiler) and prints it per request answered, with
 // the functions that allocate most.
@@ -32,7 +34,7 @@
 // Measured here, pinning hurt: the server's own threads then share one core with it.)
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createHmac } from 'node:crypto'
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
@@ -45,6 +47,7 @@ import { serverNodeFlags } from '../../apps/exchange/src/nodeFlags.ts'
 import type { AllocationSummary } from './allocationSampler.ts'
 import { cpuSecondsByThreadKind, cpuSecondsOf } from './procStat.ts'
 import { attribution, monitorStalls, readPauses, type Timed } from './stallMonitor.ts'
+import { type CpuProfile, stallProfile } from './stallProfile.ts'
 
 const { values } = parseArgs({
   allowNegative: true,
@@ -61,6 +64,7 @@ const { values } = parseArgs({
     // The market simulator runs beside the load unless --no-simulator.
     simulator: { type: 'boolean', default: true },
     attribute: { type: 'boolean', default: false },
+    'stall-profile': { type: 'boolean', default: false },
     allocation: { type: 'boolean', default: false },
     'in-flight-max': { type: 'string' },
     'traders-watch-books': { type: 'boolean', default: false },
@@ -96,6 +100,10 @@ const stallLogs = {
   generator: join(dataDir, '..', `${basename(dataDir)}-generator-stalls.log`),
 }
 const allocationLog = join(dataDir, '..', `${basename(dataDir)}-allocation.json`)
+const profileDir = join(dataDir, '..', `${basename(dataDir)}-profile`)
+if (values['stall-profile']) values.attribute = true
+/** The measured window (wall-clock ms), for the stall profile read once the server has exited. */
+let measuredWallMs: { fromMs: number; toMs: number } | undefined
 
 function startServer(): Promise<{ child: ChildProcess; url: string }> {
   // --server-cpus pins the server to those CPUs (taskset), e.g. the generator on one core and
@@ -110,6 +118,9 @@ function startServer(): Promise<{ child: ChildProcess; url: string }> {
       // server, or '--max-semi-space-size=64' to override the flag above (the last one counts)
       ...(process.env.POLDER_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []),
       ...(values.attribute ? ['--import', join(import.meta.dirname, 'stallMonitor.ts')] : []),
+      ...(values['stall-profile']
+        ? ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', profileDir]
+        : []),
       ...(values.allocation ? ['--import', join(import.meta.dirname, 'allocationSampler.ts')] : []),
       join(root, 'apps/exchange/src/main.ts'),
       'serve',
@@ -699,6 +710,7 @@ try {
     stopGeneratorMonitor()
     await new Promise((resolve) => setTimeout(resolve, 1_200)) // the server writes its every second
     const fromMs = performance.timeOrigin + measureFrom
+    measuredWallMs = { fromMs, toMs: fromMs + elapsedSeconds * 1000 }
     for (const line of attribution(
       timedRequests,
       slowMs,
@@ -714,6 +726,18 @@ try {
 } finally {
   child.kill('SIGTERM')
   await new Promise((resolve) => child.once('exit', resolve))
+  // The server writes its profiles as it exits, one a thread: the main thread's is thread 0
+  // (CPU.<date>.<time>.<pid>.<thread>.<sequence>.cpuprofile).
+  if (values['stall-profile'] && measuredWallMs !== undefined)
+    for (const file of readdirSync(profileDir).filter((name) => name.split('.')[4] === '0'))
+      for (const line of stallProfile(
+        readFileSync(stallLogs.server, 'utf8'),
+        JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile,
+        measuredWallMs.fromMs,
+        measuredWallMs.toMs,
+      ))
+        console.log(line)
   rmSync(dataDir, { recursive: true, force: true })
+  rmSync(profileDir, { recursive: true, force: true })
   for (const log of [...Object.values(stallLogs), allocationLog]) rmSync(log, { force: true })
 }

@@ -8,7 +8,9 @@
 //
 // Written as lines `gc <startMs> <durationMs> <kind>` and
 // `stall <startMs> <durationMs> <cpuMs> <runQueueMs>`
-// (wall-clock ms) to the file in POLDER_STALL_LOG, every second and at exit.
+// (wall-clock ms) to the file in POLDER_STALL_LOG, every second and at exit; the first line,
+// `clock <wallMs> <monotonicMs>`, ties those times to the monotonic clock of a V8 CPU profile
+// (stallProfile.ts).
 import { appendFileSync, openSync, readSync, writeFileSync } from 'node:fs'
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks'
 import { isMainThread } from 'node:worker_threads'
@@ -33,10 +35,21 @@ function scheduling(): () => { cpuMs: number; runQueueMs: number } {
   }
 }
 
+/** The offset to add to a wall-clock ms of the log to get the monotonic clock's ms. */
+export function readClockOffset(text: string): number | undefined {
+  const line = text.split('\n').find((candidate) => candidate.startsWith('clock '))
+  if (line === undefined) return undefined
+  const [, wallMs, monotonicMs] = line.split(' ')
+  return Number(monotonicMs) - Number(wallMs)
+}
+
 /** Starts recording into `path` (the main thread only); returns a function that stops it. */
 export function monitorStalls(path: string): () => void {
-  writeFileSync(path, '')
   const origin = performance.timeOrigin
+  writeFileSync(
+    path,
+    `clock ${(origin + performance.now()).toFixed(3)} ${(Number(process.hrtime.bigint()) / 1e6).toFixed(3)}\n`,
+  )
   let lines: string[] = []
   const flush = () => {
     if (lines.length === 0) return
@@ -87,7 +100,7 @@ export function monitorStalls(path: string): () => void {
 export function readPauses(text: string): Pause[] {
   return text
     .split('\n')
-    .filter(Boolean)
+    .filter((line) => line.startsWith('gc ') || line.startsWith('stall '))
     .map((line) => {
       const [kind, start, duration, last, runQueue] = line.split(' ')
       return kind === 'gc'
