@@ -76,7 +76,7 @@ export function watchArchives(
 ): void {
   new Gauge({
     name: 'polder_archive_waiting',
-    help: 'Events waiting to be written to each archive (trades, fills, orders, transfers).',
+    help: 'Events waiting to be written to each archive (trades, candles, fills, orders, transfers).',
     labelNames: ['archive'],
     registers: [metrics.registry],
     collect() {

@@ -60,6 +60,7 @@ import { SavingsScheduler } from './savings/scheduler.ts'
 import { type HistoryStartup, openCandleHistory } from './simulator/historyStartup.ts'
 import { defaultSimulatorOptions, MarketSimulator } from './simulator/marketSimulator.ts'
 import { StakingAccrual } from './staking/stakingAccrual.ts'
+import { openCandleArchive } from './storage/candleArchive.ts'
 import { hexSecretFile, keepDataDirPrivate } from './storage/dataDir.ts'
 import { type FillPartition, openFillArchive } from './storage/fillArchive.ts'
 import { type Journal, openJournal } from './storage/journal.ts'
@@ -256,13 +257,22 @@ export async function createExchangeServer(
     config.tradeRetentionDays === 0 ? 0 : clock.nowMs() - config.tradeRetentionDays * 86_400_000
   // However old they are by now (a restart days later): the prune keeps a market's newest trades.
   const tradeCatchUp = await tradeArchive.catchUp(service.core.history.recentTrades())
+  // Closed candles older than the core keeps, first those a crash kept from being written.
+  const candleArchive = openCandleArchive(location, storage)
+  const candleCatchUp = await candleArchive.follow(service.core.stats)
   service.onEvents((events) => {
-    for (const event of events) if (event.type === 'trade') tradeArchive.add(event)
+    for (const event of events)
+      if (event.type === 'trade') {
+        tradeArchive.add(event)
+        candleArchive.noteTrade(event)
+      }
   })
   const tradePruning = new PeriodicTask(async () => {
+    const markets = [...service.core.history.recentTrades()].map(([market]) => market)
+    // Candles are kept by their own rule (candleArchive.ts), whatever the trades' retention.
+    await candleArchive.prune(clock.nowMs(), markets)
     if (config.tradeRetentionDays === 0) return
     // Each market keeps its newest trades whatever their age, as the core does.
-    const markets = [...service.core.history.recentTrades()].map(([market]) => market)
     await tradeArchive.prune(tradesKeptFromMs(), recentTradesPerMarketMax, markets)
   }, undefined)
   // A key revoked, or a fee tier changed, in the database directly holds within this interval
@@ -398,6 +408,7 @@ export async function createExchangeServer(
   })
   watchArchives(metrics, {
     trades: tradeArchive,
+    candles: candleArchive,
     fills: fillArchive,
     orders: orderArchive,
     transfers: transferArchive,
@@ -411,6 +422,7 @@ export async function createExchangeServer(
     nowMs: () => clock.nowMs(),
     withdrawalDelayMs: config.withdrawalDelayMs,
     tradeArchive,
+    candleArchive,
     fillArchive,
     orderArchive,
     transferArchive,
@@ -535,6 +547,10 @@ export async function createExchangeServer(
     written: 'wrote the public trades a stop left out of the trade archive',
     gaps: 'the trade archive misses trades of these markets that the core no longer holds',
   })
+  reportArchive(candleArchive, 'candle', candleCatchUp, {
+    written: 'wrote the closed candles a stop left out of the candle archive',
+    gaps: 'the candle archive may miss candles of these markets and intervals that the core no longer holds',
+  })
   reportArchive(fillArchive, 'fill', fillCatchUp, {
     written: 'wrote the fills a stop left out of the fill archive',
     gaps: 'the fill archive may miss fills of these accounts and markets that the core no longer holds',
@@ -621,6 +637,7 @@ export async function createExchangeServer(
     service,
     listing,
     nowMs: () => clock.nowMs(),
+    candleArchive,
     publicUrl: config.publicUrl,
   })
   registerSessionRoutes(app, {
@@ -915,6 +932,7 @@ export async function createExchangeServer(
       await service.drain()
       await service.snapshot() // a clean stop restarts without replaying
       await tradeArchive.close()
+      await candleArchive.close()
       await fillArchive.close()
       await orderArchive.close()
       await transferArchive.close()

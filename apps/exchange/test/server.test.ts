@@ -251,7 +251,7 @@ describe('operations', () => {
     expect(response.status).toBe(200)
     const text = await response.text()
     expect(text).toMatch(/^polder_websocket_connections \d+$/m)
-    for (const archive of ['trades', 'fills', 'orders', 'transfers'])
+    for (const archive of ['trades', 'candles', 'fills', 'orders', 'transfers'])
       expect(text).toMatch(
         new RegExp(`^polder_archive_waiting\\{archive="${archive}"\\} \\d+$`, 'm'),
       )

@@ -32,6 +32,7 @@ import { newOrderId } from '../core/orderIds.ts'
 import { formatLedgerUnits, toLedgerUnits } from '../ledger/ledger.ts'
 import type { NewOrderLimiter } from '../limits/newOrderLimiter.ts'
 import type { SimulatedMarket } from '../simulator/marketSimulator.ts'
+import { type CandleArchive, readCandles } from '../storage/candleArchive.ts'
 import { type FillArchive, LedgerBusyError } from '../storage/fillArchive.ts'
 import type { OrderArchive } from '../storage/orderArchive.ts'
 import type { TradeArchive, TradeWindow } from '../storage/tradeArchive.ts'
@@ -102,6 +103,8 @@ export type ExchangeActionDeps = {
   withdrawalDelayMs: number
   /** Every market's public trades (the core keeps only its recent ones). */
   tradeArchive: TradeArchive
+  /** Closed candles older than the core keeps. */
+  candleArchive: CandleArchive
   /** Every account's fills, closed orders and transfers (the core keeps only its recent ones)... */
   fillArchive: FillArchive
   orderArchive: OrderArchive
@@ -453,7 +456,7 @@ export function registerExchangeActions(
       const context = reportContext(listed.spec)
       return success(listed.trades.map((trade) => tradeReportToWire(context, trade)))
     })
-    .register('getCandles', (params) => {
+    .register('getCandles', async (params) => {
       const spec = specOf(params.market)
       if (!spec) return unknownMarket()
       const limit = Math.min(Number(params.limit ?? 1440), 1440)
@@ -462,7 +465,9 @@ export function registerExchangeActions(
       // the specified interval"): the candle starting at `end` is not in the window. ccxt asks
       // `end = since + limit × interval` and so gets `limit` candles from `since`, as it expects.
       const end = params.end === undefined ? Number.MAX_SAFE_INTEGER : Number(params.end) - 1
-      const candles = service.core.stats.candles(
+      const candles = await readCandles(
+        service.core.stats,
+        deps.candleArchive,
         spec.market,
         params.interval as CandleInterval,
         start,

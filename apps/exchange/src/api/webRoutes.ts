@@ -5,6 +5,7 @@ import { formatAmount, formatPrice, type MarketSpec } from '@polder/engine'
 import { marketsDataRequest, priceCandlesRequest, safeParse } from '@polder/protocol'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ExchangeService } from '../core/exchangeService.ts'
+import { type CandleArchive, readCandles } from '../storage/candleArchive.ts'
 import type { Listing } from './exchangeActions.ts'
 import { queryParameters } from './queryParameters.ts'
 import { candleToWire, quoteVolumeToWire } from './wireFormat.ts'
@@ -13,6 +14,8 @@ export type WebDeps = {
   service: ExchangeService
   listing: Listing
   nowMs: () => number
+  /** Closed candles older than the core keeps. */
+  candleArchive: CandleArchive
   /** Where links the server hands out point (config.publicUrl); else the address reached. */
   publicUrl: string | undefined
 }
@@ -131,7 +134,9 @@ export function registerWebRoutes(app: FastifyInstance, deps: WebDeps): void {
     const spec = engine.market(parsed.data.market)
     if (spec === null)
       return fail(reply, 400, { errorCode: 205, error: 'market parameter is invalid.' })
-    const candles = service.core.stats.candles(
+    const candles = await readCandles(
+      service.core.stats,
+      deps.candleArchive,
       spec.market,
       parsed.data.interval,
       Number(parsed.data.start),

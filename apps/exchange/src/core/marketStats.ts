@@ -18,7 +18,8 @@ const dayMs = 86_400_000
 /** 1970-01-05, the first Monday after the epoch: weeks start on Mondays (UTC). */
 const firstMondayMs = 4 * dayMs
 
-const fixedIntervalMs: Partial<Record<CandleInterval, number>> = {
+/** The length of every interval but 1M's (months differ). */
+export const fixedIntervalMs: Partial<Record<CandleInterval, number>> = {
   '1m': minuteMs,
   '5m': 5 * minuteMs,
   '15m': 15 * minuteMs,
@@ -181,14 +182,71 @@ export class MarketStats {
     endMs: number,
     limit: number,
   ): Candle[] {
+    return this.withHistory(
+      market,
+      interval,
+      startMs,
+      endMs,
+      limit,
+      this.liveCandles(market, interval, startMs, endMs, limit),
+    )
+  }
+
+  /** The live candles kept in memory of [startMs, endMs], newest first, at most `limit`. */
+  liveCandles(
+    market: string,
+    interval: CandleInterval,
+    startMs: number,
+    endMs: number,
+    limit: number,
+  ): Candle[] {
     const candles = this.#candles.get(market)?.get(interval) ?? []
     const result: Candle[] = []
     for (let index = candles.length - 1; index >= 0 && result.length < limit; index -= 1) {
       const candle = candles[index]!
       if (candle.timestamp > endMs) continue
       if (candle.timestamp < startMs) break
-      result.push(candle)
+      result.push({ ...candle })
     }
+    return result
+  }
+
+  /** The start of the oldest live candle kept in memory, undefined when none is. */
+  oldestLiveMs(market: string, interval: CandleInterval): number | undefined {
+    return this.#candles.get(market)?.get(interval)?.[0]?.timestamp
+  }
+
+  /** The live candle of `interval` that starts at `startMs`, if it is kept in memory. */
+  liveCandle(market: string, interval: CandleInterval, startMs: number): Candle | undefined {
+    const candles = this.#candles.get(market)?.get(interval) ?? []
+    for (let index = candles.length - 1; index >= 0; index -= 1) {
+      const candle = candles[index]!
+      if (candle.timestamp <= startMs) return candle.timestamp === startMs ? candle : undefined
+    }
+    return undefined
+  }
+
+  /** Every market's live candles of `interval` kept in memory, oldest first. */
+  *liveSeries(interval: CandleInterval): Generator<[market: string, candles: readonly Candle[]]> {
+    for (const [market, intervals] of this.#candles) {
+      const candles = intervals.get(interval)
+      if (candles !== undefined && candles.length > 0) yield [market, candles]
+    }
+  }
+
+  /**
+   * `live` (newest first, all of [startMs, endMs] newer than the history) continued into the past
+   * by the simulated history, at most `limit` in all.
+   */
+  withHistory(
+    market: string,
+    interval: CandleInterval,
+    startMs: number,
+    endMs: number,
+    limit: number,
+    live: Candle[],
+  ): Candle[] {
+    const result = live
     if (this.#history?.has(market) !== true) return result
     // The history is older than every live candle, except that the live series may continue
     // the history's last candle (same start): that one is shown joined.

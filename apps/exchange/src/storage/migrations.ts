@@ -219,6 +219,27 @@ export const migrations: readonly Migration[] = [
       'create index sessions_by_account on sessions (account_id, created_at_ms)',
     ],
   },
+  {
+    version: 12,
+    name: 'archived candles',
+    sql: [
+      // Closed candles older than the core keeps, for /{market}/candles
+      // (src/storage/candleArchive.ts). On the embedded default they are kept in candles.sqlite
+      // instead, and this table stays empty.
+      `create table archived_candles (
+        market text not null,
+        candle_interval text not null,
+        start_ms bigint not null,
+        open bigint not null,
+        high bigint not null,
+        low bigint not null,
+        close bigint not null,
+        volume bigint not null,
+        volume_quote numeric not null,
+        primary key (market, candle_interval, start_ms)
+      )`,
+    ],
+  },
 ]
 
 /** Applies the migrations not yet applied (all of `list`, by default every migration). */
