@@ -138,7 +138,6 @@ export abstract class CandleArchive extends ProjectionArchive<ArchivedCandle, Ca
    */
   async follow(stats: MarketStats): Promise<{ written: number; gaps: CandleSeries[] }> {
     this.#stats = stats
-    const closed: [CandleSeries, ArchivedCandle[]][] = []
     for (const [index, interval] of archivedIntervals.entries())
       for (const [market, candles] of stats.liveSeries(interval)) {
         let open = this.#open.get(market)
@@ -147,12 +146,18 @@ export abstract class CandleArchive extends ProjectionArchive<ArchivedCandle, Ca
           this.#open.set(market, open)
         }
         open[index] = candles.at(-1)!.timestamp
-        closed.push([
-          { market, interval },
-          candles.slice(0, -1).map((candle) => ({ ...candle, market, interval })),
-        ])
       }
-    return this.catchUp(closed)
+    // Each series' closed candles as the catch-up comes to it (a first start with the archive
+    // can bring every candle the core holds).
+    function* closed(): Generator<[CandleSeries, ArchivedCandle[]]> {
+      for (const interval of archivedIntervals)
+        for (const [market, candles] of stats.liveSeries(interval))
+          yield [
+            { market, interval },
+            candles.slice(0, -1).map((candle) => ({ ...candle, market, interval })),
+          ]
+    }
+    return this.catchUp(closed())
   }
 
   /**
