@@ -2,14 +2,19 @@
 // (fills.sqlite) and closed orders (orders.sqlite). What writing costs the event loop per row, and
 // how long `/{market}/trades`, `GET /trades` and `GET /orders` reads take at the newest end and far
 // in the past of a partition holding many rows (median of 50), and `GET /account/history`'s
-// (median of 20). Prints µs per row and ms per read.
+// (median of 20). Prints µs per row and ms per read. Then the candle archive (candles.sqlite):
+// how long a start's catch-up takes when the core's 200 markets hold all 1,440 candles of every
+// archived interval, on the first start with the archive (every closed candle written) and on
+// a later one (nothing to write).
 // Run: npm exec -- node bench/exchange/archives.bench.ts [rows per archive]
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { MarketStats } from '../../apps/exchange/src/core/marketStats.ts'
 import { newOrderId } from '../../apps/exchange/src/core/orderIds.ts'
+import { SqliteCandleArchive } from '../../apps/exchange/src/storage/candleArchive.ts'
 import { SqliteFillArchive } from '../../apps/exchange/src/storage/fillArchive.ts'
 import { SqliteOrderArchive } from '../../apps/exchange/src/storage/orderArchive.ts'
 import type { ArchiveWindow } from '../../apps/exchange/src/storage/projectionArchive.ts'
@@ -183,6 +188,41 @@ for (const batch of [500, 5_000]) {
     0.1,
     batch,
   )
+}
+
+// Candles: 200 markets with a trade every 12 hours for 720 days, so that each of the ten archived
+// intervals holds 1,440 candles in the core (2,878,000 closed ones in all).
+{
+  const stats = new MarketStats()
+  const halfDayMs = 43_200_000
+  for (let market = 0; market < 200; market += 1)
+    for (let k = 0; k <= 1440; k += 1)
+      stats.record(
+        {
+          type: 'trade',
+          market: `M${market}-EUR`,
+          tradeId: k + 1,
+          timestamp: startMs - 730 * 86_400_000 + k * halfDayMs,
+          price: 100 + k,
+          amount: 1,
+          side: 'buy',
+        },
+        100 + k,
+      )
+  const path = join(dir, 'candles.sqlite')
+  console.log('candle archive, a start with 200 markets of full series (10 intervals each):')
+  for (const label of ['first start (every closed candle written)', 'a later start']) {
+    const heapBefore = process.memoryUsage().heapUsed
+    const started = performance.now()
+    const archive = new SqliteCandleArchive(path)
+    const { written } = await archive.follow(stats)
+    const tookMs = performance.now() - started
+    const heapMiB = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20
+    await archive.close()
+    console.log(
+      `  ${label}: ${written} written in ${(tookMs / 1000).toFixed(2)} s (heap ${heapMiB >= 0 ? '+' : ''}${heapMiB.toFixed(0)} MiB at its end; the file ${(statSync(path).size / 2 ** 20).toFixed(0)} MiB)`,
+    )
+  }
 }
 
 rmSync(dir, { recursive: true, force: true })

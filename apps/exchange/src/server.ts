@@ -100,6 +100,8 @@ export type ExchangeServer = {
   payments: PaymentService
   /** Deletes archived public trades past the retention (started by `listen`; tests may `run` it). */
   tradePruning: PeriodicTask<void>
+  /** Deletes archived candles past their retention (started by `listen`; tests may `run` it). */
+  candlePruning: PeriodicTask<void>
   /**
    * Forgets cached API keys revoked in the database directly, and unauthenticates their
    * sockets; reads the cached stored fee tiers again; deletes sessions ended a day ago (every
@@ -267,13 +269,16 @@ export async function createExchangeServer(
         candleArchive.noteTrade(event)
       }
   })
+  const tradedMarkets = () => [...service.core.history.recentTrades()].map(([market]) => market)
   const tradePruning = new PeriodicTask(async () => {
-    const markets = [...service.core.history.recentTrades()].map(([market]) => market)
-    // Candles are kept by their own rule (candleArchive.ts), whatever the trades' retention.
-    await candleArchive.prune(clock.nowMs(), markets)
     if (config.tradeRetentionDays === 0) return
     // Each market keeps its newest trades whatever their age, as the core does.
-    await tradeArchive.prune(tradesKeptFromMs(), recentTradesPerMarketMax, markets)
+    await tradeArchive.prune(tradesKeptFromMs(), recentTradesPerMarketMax, tradedMarkets())
+  }, undefined)
+  // Candles are kept by their own rule (candleArchive.ts), whatever the trades' retention, in a
+  // task of their own: a failing archive does not hold up the other's retention.
+  const candlePruning = new PeriodicTask(async () => {
+    await candleArchive.prune(clock.nowMs(), tradedMarkets())
   }, undefined)
   // A key revoked, or a fee tier changed, in the database directly holds within this interval
   // (accountStore.ts). Fee tiers no order has asked for lately are let go first (but those of
@@ -852,6 +857,7 @@ export async function createExchangeServer(
     cancelOnDisconnect,
     payments,
     tradePruning,
+    candlePruning,
     accountSweep,
     adminToken,
     metricsToken,
@@ -876,6 +882,8 @@ export async function createExchangeServer(
       tradePruning.start(tradePruneIntervalMs, failed('trade archive retention'))
       accountSweep.start(accountSweepIntervalMs, failed('account sweep'))
       tradePruning.run().catch(failed('trade archive retention'))
+      candlePruning.start(tradePruneIntervalMs, failed('candle archive retention'))
+      candlePruning.run().catch(failed('candle archive retention'))
       const address = app.server.address()
       if (address === null || typeof address === 'string')
         throw new Error('server has no TCP address')
@@ -926,6 +934,7 @@ export async function createExchangeServer(
       cancelOnDisconnect.stop()
       payments.stop()
       tradePruning.stop()
+      candlePruning.stop()
       accountSweep.stop()
       hub.stop()
       await app.close()

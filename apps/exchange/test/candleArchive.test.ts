@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TradeEvent } from '@polder/engine'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { defaultConfig } from '../src/config.ts'
 import { type Candle, candlesPerIntervalMax, MarketStats } from '../src/core/marketStats.ts'
 import { createExchangeServer } from '../src/server.ts'
@@ -14,6 +14,7 @@ import {
   readCandles,
   SqliteCandleArchive,
 } from '../src/storage/candleArchive.ts'
+import { TradeArchive } from '../src/storage/tradeArchive.ts'
 import { tradeManyTimes } from './fixtures/manyTrades.ts'
 import { testListing } from './fixtures/testListing.ts'
 
@@ -206,5 +207,22 @@ describe('/{market}/candles on a server', () => {
     baseUrl = await restarted.listen()
     expect(await getCandles(baseUrl, `start=${t0}&end=${oldestLive}&limit=1440`)).toEqual(older)
     await restarted.close()
+  })
+
+  it('prunes the candles in a task of their own: a failing candle archive leaves the trades pruned', async () => {
+    const server = await start()
+    try {
+      const candlePrune = vi
+        .spyOn(SqliteCandleArchive.prototype, 'prune')
+        .mockRejectedValue(new Error('database is locked'))
+      const tradePrune = vi.spyOn(TradeArchive.prototype, 'prune')
+      await server.tradePruning.run()
+      expect(tradePrune).toHaveBeenCalledTimes(1)
+      await expect(server.candlePruning.run()).rejects.toThrow('database is locked')
+      expect(candlePrune).toHaveBeenCalledTimes(1)
+    } finally {
+      vi.restoreAllMocks()
+      await server.close()
+    }
   })
 })

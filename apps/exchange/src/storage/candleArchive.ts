@@ -34,11 +34,13 @@ import {
 import type { StorageLocation } from './openStorage.ts'
 import {
   type ArchiveWindow,
+  catchUpFlushRows,
+  catchUpPartitionsPerQuery,
   insertIgnoringDuplicates,
   ProjectionArchive,
   SqliteArchiveFile,
 } from './projectionArchive.ts'
-import type { SqlDriver } from './sqlDriver.ts'
+import { type SqlDriver, toTextArray } from './sqlDriver.ts'
 
 /** The intervals whose older candles are archived: the core keeps four years of the others. */
 export type ArchivedInterval = Exclude<CandleInterval, '1d' | '1W' | '1M'>
@@ -123,12 +125,8 @@ export abstract class CandleArchive extends ProjectionArchive<ArchivedCandle, Ca
     return candle.market === series.market && candle.interval === series.interval
   }
 
-  /**
-   * A series the core holds whole (fewer candles than it keeps) has lost none; a full one may
-   * have dropped candles newer than the archive's newest.
-   */
   protected missesSome(known: number, recent: readonly ArchivedCandle[]): boolean {
-    return recent.length >= candlesPerIntervalMax - 1 && recent[0]!.timestamp > known
+    return seriesMissesSome(known, recent)
   }
 
   /**
@@ -138,6 +136,9 @@ export abstract class CandleArchive extends ProjectionArchive<ArchivedCandle, Ca
    */
   async follow(stats: MarketStats): Promise<{ written: number; gaps: CandleSeries[] }> {
     this.#stats = stats
+    // The core's series as they stand (no copies): the candles are made only for those the
+    // archive lacks, a series at a time, and written as they come.
+    const series: [CandleSeries, readonly Candle[]][] = []
     for (const [index, interval] of archivedIntervals.entries())
       for (const [market, candles] of stats.liveSeries(interval)) {
         let open = this.#open.get(market)
@@ -146,18 +147,30 @@ export abstract class CandleArchive extends ProjectionArchive<ArchivedCandle, Ca
           this.#open.set(market, open)
         }
         open[index] = candles.at(-1)!.timestamp
+        series.push([{ market, interval }, candles])
       }
-    // Each series' closed candles as the catch-up comes to it (a first start with the archive
-    // can bring every candle the core holds).
-    function* closed(): Generator<[CandleSeries, ArchivedCandle[]]> {
-      for (const interval of archivedIntervals)
-        for (const [market, candles] of stats.liveSeries(interval))
-          yield [
-            { market, interval },
-            candles.slice(0, -1).map((candle) => ({ ...candle, market, interval })),
-          ]
+    let written = 0
+    const gaps: CandleSeries[] = []
+    for (let from = 0; from < series.length; from += catchUpPartitionsPerQuery) {
+      const chunk = series.slice(from, from + catchUpPartitionsPerQuery)
+      const knowns = await this.newestIds(chunk.map(([wanted]) => wanted))
+      for (const [index, [wanted, candles]] of chunk.entries()) {
+        const known = knowns[index]!
+        // The closed ones are all but the last; those newer than the archive's newest are missing.
+        const closedCount = candles.length - 1
+        let first = closedCount
+        while (first > 0 && candles[first - 1]!.timestamp > known) first -= 1
+        if (first === closedCount) continue
+        if (known > 0 && seriesMissesSome(known, candles.slice(0, closedCount))) gaps.push(wanted)
+        for (let at = first; at < closedCount; at += 1) this.add({ ...candles[at]!, ...wanted })
+        written += closedCount - first
+        if (this.queued >= catchUpFlushRows) await this.flush().catch(() => {})
+      }
     }
-    return this.catchUp(closed())
+    // A store that refuses writes now does not keep the server from starting: the candles wait
+    // in the queue, and the write is retried.
+    await this.flush().catch(() => {})
+    return { written, gaps }
   }
 
   /**
@@ -246,6 +259,15 @@ export abstract class CandleArchive extends ProjectionArchive<ArchivedCandle, Ca
     beforeMs: number,
     limit: number,
   ): Promise<number>
+}
+
+/**
+ * Whether a series' closed candles in the core (`closed`, oldest first) may have lost some newer
+ * than the archive's newest (`known`): a series the core holds whole (fewer candles than it
+ * keeps) has lost none; a full one whose oldest is newer than `known` may have.
+ */
+function seriesMissesSome(known: number, closed: readonly Candle[]): boolean {
+  return closed.length >= candlesPerIntervalMax - 1 && closed[0]!.timestamp > known
 }
 
 /**
@@ -384,6 +406,24 @@ export class SqlCandleArchive extends CandleArchive {
       ],
     )
     return rows.map(candleOf)
+  }
+
+  /** One round trip for every series of a start. */
+  protected override async newestIds(series: readonly CandleSeries[]): Promise<number[]> {
+    if (series.length === 0) return []
+    const rows = await this.#driver.query<{ start_ms: string | number | null }>(
+      `select (select start_ms from archived_candles
+                where market = wanted.market and candle_interval = wanted.candle_interval
+                order by start_ms desc limit 1) as start_ms
+         from unnest($1::text[], $2::text[]) with ordinality
+           as wanted(market, candle_interval, position)
+        order by wanted.position`,
+      [
+        toTextArray(series.map((wanted) => wanted.market)),
+        toTextArray(series.map((wanted) => wanted.interval)),
+      ],
+    )
+    return rows.map((row) => Number(row.start_ms ?? 0))
   }
 
   protected async newestId(series: CandleSeries): Promise<number> {

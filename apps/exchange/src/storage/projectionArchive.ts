@@ -39,9 +39,9 @@ export const archiveQueueMax = 1_000_000
 /** Events written in one transaction at most, by default. */
 const archiveWriteRowsMax = 10_000
 /** A catch-up writes what it has queued every this many events (a first start can bring many). */
-const catchUpFlushRows = 50_000
+export const catchUpFlushRows = 50_000
 /** Partitions whose newest ids a catch-up asks for at once. */
-const catchUpPartitionsPerQuery = 1_000
+export const catchUpPartitionsPerQuery = 1_000
 
 function* chunksOf<Item>(items: Iterable<Item>, size: number): Generator<Item[]> {
   let chunk: Item[] = []

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TradeEvent } from '@polder/engine'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { MarketStats } from '../../src/core/marketStats.ts'
 import {
   type CandleArchive,
@@ -13,6 +13,7 @@ import {
   SqlCandleArchive,
   SqliteCandleArchive,
 } from '../../src/storage/candleArchive.ts'
+import type { SqlDriver } from '../../src/storage/sqlDriver.ts'
 import {
   removeEmptyEmbeddedDir,
   type StorageTarget,
@@ -30,7 +31,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-type Store = { name: string; open(): Promise<CandleArchive> }
+type Store = {
+  name: string
+  open(): Promise<CandleArchive>
+  /** The SQL stores' driver, to count round trips. */
+  driver?: SqlDriver
+}
 
 const stores: Store[] = [
   {
@@ -48,9 +54,11 @@ const stores: Store[] = [
   ...storageTargets.map(
     (target: StorageTarget): Store => ({
       name: `SQL table on ${target.name}`,
+      driver: undefined,
       async open() {
         const driver = await databases.open(target)
         await driver.query('delete from archived_candles')
+        this.driver = driver
         const archive = new SqlCandleArchive(driver)
         cleanups.push(() => archive.close())
         return archive
@@ -130,5 +138,21 @@ describe.each(stores)('candle archive: $name', (store) => {
     const left = await archive.list({ market: 'BTC-EUR', interval: '1m' }, 0, t0 * 2, 100)
     expect(left).toHaveLength(40)
     expect(left.at(-1)!.timestamp).toBe(t0 + 20 * minute)
+  })
+
+  it('asks for the newest candle of every series at once when it starts', async () => {
+    const archive = await store.open()
+    const stats = new MarketStats()
+    for (const market of ['BTC-EUR', 'ETH-EUR', 'SOL-EUR'])
+      for (let k = 0; k < 5; k++) stats.record(trade(k, market), k)
+    const query = store.driver === undefined ? undefined : vi.spyOn(store.driver, 'query')
+    // Three markets, ten intervals each: thirty series, the 1m ones with four closed candles.
+    expect(await archive.follow(stats)).toEqual({ written: 12, gaps: [] })
+    // A database over a network is asked once, not once a series (2,000 with the listing).
+    if (query !== undefined) {
+      const asked = query.mock.calls.filter(([sql]) => String(sql).includes('start_ms desc'))
+      expect(asked).toHaveLength(1)
+      query.mockRestore()
+    }
   })
 })
