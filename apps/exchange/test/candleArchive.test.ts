@@ -75,8 +75,9 @@ describe('the candle archive', () => {
     const archive = new SqliteCandleArchive(undefined)
     const count = candlesPerIntervalMax + 60
     const stats = await recorded(count, archive)
-    // The core keeps its newest 1,440; the 60 before them are in the archive only.
-    expect(stats.oldestLiveMs('BTC-EUR', '1m')).toBe(t0 + 60 * minute)
+    // The core keeps its newest 1,441 1m candles (a rolling day counts 1,441 minutes when it
+    // ends on a whole one); the 59 before them are in the archive only.
+    expect(stats.oldestLiveMs('BTC-EUR', '1m')).toBe(t0 + 59 * minute)
     expect(stats.liveCandles('BTC-EUR', '1m', 0, t0, 10)).toEqual([])
     const expected = Array.from({ length: count }, (_, k) => candleOf(count - 1 - k))
     expect(await allPages(stats, archive)).toEqual(expected)
@@ -190,11 +191,11 @@ describe('/{market}/candles on a server', () => {
     let baseUrl = await server.listen()
     await tradeManyTimes(server, { count, startMs: t0, spacingMs: minute })
     const oldestLive = server.service.core.stats.oldestLiveMs('BTC-EUR', '1m')!
-    expect(oldestLive).toBe(t0 + 31 * minute)
+    expect(oldestLive).toBe(t0 + 30 * minute)
     // ccxt's paging: `end` is where the last candle wanted ends.
     const older = await getCandles(baseUrl, `start=${t0}&end=${oldestLive}&limit=1440`)
     expect(older.map(([time]) => (time - t0) / minute)).toEqual(
-      Array.from({ length: 30 }, (_, k) => 30 - k),
+      Array.from({ length: 29 }, (_, k) => 29 - k),
     )
     expect(older[0]!.slice(1)).toEqual(['60000', '60000', '60000', '60000', '0.00100000'])
     const newest = await getCandles(baseUrl, 'limit=1440')

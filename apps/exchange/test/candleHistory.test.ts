@@ -11,7 +11,12 @@ import {
   validPrice,
 } from '../src/core/candleHistory.ts'
 import { type Candle, candleStartMs, MarketStats } from '../src/core/marketStats.ts'
-import { type BackfillMarket, backfillCandles, backfillDays } from '../src/simulator/backfill.ts'
+import {
+  type BackfillMarket,
+  backfillCandles,
+  backfillDays,
+  hourlyVolumeOfSimulator,
+} from '../src/simulator/backfill.ts'
 import {
   decodeHours,
   encodeHours,
@@ -147,6 +152,41 @@ describe('backfilled candle history', () => {
     // The partial last hour (10:00 to 10:07) has seven minutes.
     expect(candlesOfHour(btcHistory, hourCount - 1, '1m')).toHaveLength(7)
     expect(candlesOfHour(btcHistory, hourCount - 1, '5m')).toHaveLength(2)
+  })
+
+  it('draws no candle where nothing traded: a market of whole units leaves quiet minutes out', () => {
+    // NEO-EUR's amounts are whole NEO (minimum 1): an hour of a few NEO cannot give each of its
+    // minutes one. A minute without a unit is no candle (as live), and what is drawn still
+    // adds up to the stored hour at every level.
+    const neo: BackfillMarket = {
+      market: 'NEO-EUR',
+      endPrice: 55_130,
+      volatilityPercentPerDay: 4,
+      tickUnits: 1,
+      pricePrecision: 5,
+      minPrice: 1,
+      maxPrice: 100_000_000,
+      minAmount: 1,
+      quotePerPriceBase: 100,
+      hourlyVolume: hourlyVolumeOfSimulator(1, 15_000, 0.5),
+    }
+    const [neoHistory] = backfillCandles(1, endMs, [neo]) as [MarketHistory]
+    const stored = hours(neoHistory).reverse()
+    const hourCount = neoHistory.hours.length / hourFields
+    let quietMinutes = 0
+    for (let index = hourCount - 48; index < hourCount; index += 1) {
+      const oneMinute = candlesOfHour(neoHistory, index, '1m')
+      quietMinutes += (index === hourCount - 1 ? 7 : 60) - oneMinute.length
+      for (const interval of ['30m', '15m', '5m', '1m'] as const) {
+        const inside = candlesOfHour(neoHistory, index, interval)
+        expect(inside.filter((candle) => candle.volume <= 0)).toEqual([])
+        expect(fold('1h', inside), `${interval} of hour ${index}`).toEqual([stored[index]])
+        if (interval !== '1m') expect(fold(interval, oneMinute)).toEqual(inside)
+      }
+    }
+    expect(quietMinutes).toBeGreaterThan(0)
+    const day = new CandleHistory([neoHistory]).candles('NEO-EUR', '1m', endMs - dayMs, endMs, 1440)
+    expect(day.filter((candle) => candle.volume <= 0)).toEqual([])
   })
 
   it('serves every interval newest first, within [start, end] and the limit; longer ones folded from hours', () => {

@@ -477,7 +477,7 @@ export function registerExchangeActions(
       return success(candles.map((candle) => candleToWire(spec, candle)))
     })
     .register('getTicker24h', (params) => {
-      const nowMs = deps.nowMs()
+      const nowMs = service.core.stats.windowEndMs(deps.nowMs())
       const entry = (spec: MarketSpec) =>
         ticker24hToWire(
           spec,

@@ -189,7 +189,7 @@ export class MarketDataHub {
     const engine = this.#service.core.engine
     const spec = engine.market(market)
     if (spec === null) return undefined
-    const nowMs = this.#nowMs()
+    const nowMs = this.#service.core.stats.windowEndMs(this.#nowMs())
     return ticker24hToWire(
       spec,
       this.#service.core.stats.stats24h(market, nowMs),

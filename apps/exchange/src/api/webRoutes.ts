@@ -85,7 +85,7 @@ export function registerWebRoutes(app: FastifyInstance, deps: WebDeps): void {
     const parsed = safeParse(marketsDataRequest, queryParameters(request), { location: 'query' })
     if (!parsed.success) return fail(reply, parsed.error.status, parsed.error.body)
     const { markets, assets, theme = 'light', miniChart } = parsed.data
-    const nowMs = deps.nowMs()
+    const nowMs = service.core.stats.windowEndMs(deps.nowMs())
     const origin = linkBase(request, deps.publicUrl)
     const items = listing.markets
       .map((config) => engine.market(config.market))

@@ -143,6 +143,8 @@ const rangePerSigma = 1.6
 function split(history: MarketHistory, parent: Span, lengthMs: number): Span[] {
   const count = Math.ceil(parent.durationMs / lengthMs)
   if (count <= 1) return [parent]
+  // A single unit traded (a market of whole units, a quiet stretch): one trade, in the first child.
+  if (parent.volume < 2) return [{ ...parent, durationMs: Math.min(lengthMs, parent.durationMs) }]
   const random = seededRandom(
     hash32(`${history.seed} ${history.market} ${parent.timestamp} ${lengthMs}`),
   )
@@ -179,8 +181,13 @@ function split(history: MarketHistory, parent: Span, lengthMs: number): Span[] {
   )
   const weights = steps.map((step) => step * (0.25 + random()))
   const weightSum = weights.reduce((sum, weight) => sum + weight, 0)
-  const volumes = splitAmount(parent.volume, weights, weightSum)
-  const volumeQuotes = splitAmount(Number(parent.volumeQuote), weights, weightSum)
+  // Whole base units: the first and the last child get one at least (they carry the parent's open
+  // and close); a child left without any traded nothing, and is no candle (as a live interval
+  // without trades), its prices a stretch of the path no trade touched.
+  const volumes = splitAmount(parent.volume - 2, weights, weightSum)
+  volumes[0] = volumes[0]! + 1
+  volumes[count - 1] = volumes[count - 1]! + 1
+  const volumeQuotes = splitAmount(Number(parent.volumeQuote), volumes, parent.volume)
   const children = steps.map((step, k): Span => {
     const open = points[k]!
     const close = points[k + 1]!
@@ -196,12 +203,13 @@ function split(history: MarketHistory, parent: Span, lengthMs: number): Span[] {
       durationMs: step * lengthMs,
     }
   })
-  // The parent's extremes happen in some child: in the one that comes closest already.
-  const highest = children.reduce((best, child) => (child.high > best.high ? child : best))
+  // The parent's extremes happen in some child that traded: in the one that comes closest already.
+  const traded = children.filter((child) => child.volume > 0)
+  const highest = traded.reduce((best, child) => (child.high > best.high ? child : best))
   highest.high = parent.high
-  const lowest = children.reduce((best, child) => (child.low < best.low ? child : best))
+  const lowest = traded.reduce((best, child) => (child.low < best.low ? child : best))
   lowest.low = parent.low
-  return children
+  return traded
 }
 
 /** The candles of a sub-hour `interval` in hour `index`, ascending. */

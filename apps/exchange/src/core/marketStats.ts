@@ -13,6 +13,11 @@ export const candleIntervals = candleInterval.options
 export type CandleInterval = ProtocolCandleInterval
 
 export const candlesPerIntervalMax = 1440
+/**
+ * The 1m series keeps one more: the rolling 24 hours count the minutes that begin within
+ * [now − 24 h, now], 1,441 of them when now is a whole minute.
+ */
+const oneMinuteCandlesKept = candlesPerIntervalMax + 1
 const minuteMs = 60_000
 const dayMs = 86_400_000
 /** 1970-01-05, the first Monday after the epoch: weeks start on Mondays (UTC). */
@@ -164,8 +169,8 @@ export class MarketStats {
           volume: trade.amount,
           volumeQuote: BigInt(quoteUnits),
         })
-        if (candles.length > candlesPerIntervalMax)
-          candles.splice(0, candles.length - candlesPerIntervalMax)
+        const kept = interval === '1m' ? oneMinuteCandlesKept : candlesPerIntervalMax
+        if (candles.length > kept) candles.splice(0, candles.length - kept)
       }
       // A trade older than the newest candle cannot happen: no command is stamped before the
       // newest trade (only a journal of a build from before that rule could hold one).
@@ -279,6 +284,15 @@ export class MarketStats {
     const older = this.#history?.lastCandle(market, interval)
     if (older === undefined || older.timestamp !== start) return live
     return live === undefined ? older : joinCandles(older, live)
+  }
+
+  /**
+   * The end of a rolling 24 hours read at `clockMs`: the clock, or the newest trade's time while
+   * the clock is behind it (it stepped back; the core stamps commands no earlier than that
+   * trade), so that a ticker counts the trade it shows as its last.
+   */
+  windowEndMs(clockMs: number): number {
+    return Math.max(clockMs, this.newestTradeMs)
   }
 
   /** Rolling 24 hours to `nowMs`, from the 1m candles (the history's, then the live ones). */
