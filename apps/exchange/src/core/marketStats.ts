@@ -211,7 +211,9 @@ export class MarketStats {
       const candle = candles[index]!
       if (candle.timestamp > endMs) continue
       if (candle.timestamp < startMs) break
-      result.push({ ...candle })
+      // The newest may still be open (its trades change it while a caller awaits the archive):
+      // it is copied; closed candles never change again.
+      result.push(index === candles.length - 1 ? { ...candle } : candle)
     }
     return result
   }
